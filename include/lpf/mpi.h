@@ -1,0 +1,35 @@
+/*
+ * <lpf/mpi.h> -- the MPI engine's initialisation interface.
+ *
+ * LPF_MPI_AUTO_INITIALIZE (weak, default 1): the library initialises MPI
+ * before main, rank 0 runs main and the other ranks serve lpf_exec.
+ * A program that defines `const int LPF_MPI_AUTO_INITIALIZE = 0;` runs main
+ * on every rank and hooks in with one of the initialisers below.
+ */
+#ifndef LPF_MPI_H
+#define LPF_MPI_H
+
+#include <mpi.h>
+#include <lpf/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern _LPFLIB_VAR const int LPF_MPI_AUTO_INITIALIZE;
+
+extern _LPFLIB_API
+lpf_err_t lpf_mpi_initialize_with_mpicomm( MPI_Comm comm, lpf_init_t * init );
+
+extern _LPFLIB_API
+lpf_err_t lpf_mpi_initialize_over_tcp( const char * server, const char * port,
+        int timeout, lpf_pid_t pid, lpf_pid_t nprocs, lpf_init_t * init );
+
+extern _LPFLIB_API
+lpf_err_t lpf_mpi_finalize( lpf_init_t init );
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

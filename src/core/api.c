@@ -1,0 +1,594 @@
+/*
+ * The twelve primitives of <lpf/core.h>: O(1) argument checks, slot tables
+ * and request queueing; the engine of the context does the rest.
+ */
+#include "core_internal.h"
+#include "sstep_ext.h"
+
+#include <lpf/abort.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+_Static_assert(sizeof(size_t) >= 8, "Superstep needs a 64-bit size_t");
+
+/* ------------------------------------------------------------------ */
+/* Constants                                                            */
+/* ------------------------------------------------------------------ */
+
+static char root_marker;
+
+const lpf_err_t LPF_SUCCESS = 0;
+const lpf_err_t LPF_ERR_OUT_OF_MEMORY = 1;
+const lpf_err_t LPF_ERR_FATAL = 2;
+const lpf_t LPF_ROOT = &root_marker;
+const lpf_t LPF_NONE = NULL;
+const lpf_init_t LPF_INIT_NONE = NULL;
+const lpf_args_t LPF_NO_ARGS = { NULL, 0, NULL, 0, NULL, 0 };
+const lpf_pid_t LPF_MAX_P = UINT_MAX;
+const lpf_sync_attr_t LPF_SYNC_DEFAULT = 0;
+const lpf_msg_attr_t LPF_MSG_DEFAULT = 0;
+const lpf_memslot_t LPF_INVALID_MEMSLOT = SIZE_MAX;
+const lpf_machine_t LPF_INVALID_MACHINE = { 0, 0, NULL, NULL };
+const int LPF_HAS_ABORT = 1;
+
+/* ------------------------------------------------------------------ */
+/* Engine selection and the root context                                */
+/* ------------------------------------------------------------------ */
+
+static const struct sstep_engine *_Atomic default_engine;
+
+const struct sstep_engine *sstep_default_engine(void)
+{
+    const struct sstep_engine *e = atomic_load_explicit(&default_engine, memory_order_acquire);
+    return e ? e : &sstep_pthread_engine;
+}
+
+void sstep_set_default_engine(const struct sstep_engine *e)
+{
+    atomic_store_explicit(&default_engine, e, memory_order_release);
+}
+
+static pthread_once_t root_once = PTHREAD_ONCE_INIT;
+static struct sstep_ctx *root_ctx;
+
+static void root_init(void)
+{
+    const struct sstep_engine *e = sstep_default_engine();
+    root_ctx = sstep_ctx_create(0, 1, e, NULL);
+    if (!root_ctx) sstep_fatal(NULL, "lpf_init", "out of memory creating LPF_ROOT");
+    root_ctx->free_p = e->machine_p ? e->machine_p() : sstep_machine_p();
+}
+
+struct sstep_ctx *sstep_root_ctx(void)
+{
+    pthread_once(&root_once, root_init);
+    return root_ctx;
+}
+
+/* Map an lpf_t to its context; a bad handle is a clear error. */
+static inline struct sstep_ctx *ctx_of(lpf_t c, const char *primitive)
+{
+    if (c == LPF_ROOT) return sstep_root_ctx();
+    struct sstep_ctx *x = (struct sstep_ctx *)c;
+    if (SSTEP_UNLIKELY(x == NULL || x->magic != SSTEP_CTX_MAGIC))
+        sstep_fatal(NULL, primitive, "invalid context %p (LPF_NONE, or a context "
+                "whose SPMD section has ended)", c);
+    return x;
+}
+
+struct sstep_ctx *sstep_ctx_of(lpf_t c, const char *primitive)
+{
+    return ctx_of(c, primitive);
+}
+
+/* share of F processors for process s of a section of P (lower pids take
+ * the remainder) */
+lpf_pid_t sstep_share(lpf_pid_t F, lpf_pid_t P, lpf_pid_t s)
+{
+    unsigned long long x = ((unsigned long long)F + P - 1 - s) / P;
+    return x == 0 ? 1 : (lpf_pid_t)x;
+}
+
+/* ------------------------------------------------------------------ */
+/* Slots                                                                */
+/* ------------------------------------------------------------------ */
+
+static inline lpf_memslot_t make_handle(uint32_t gen, uint32_t idx, int local)
+{
+    return ((lpf_memslot_t)gen << 32) | ((lpf_memslot_t)idx << 1) | (local ? 1u : 0u);
+}
+
+static void describe_slot_error(struct sstep_ctx *ctx, const char *prim,
+        const char *what, lpf_memslot_t h)
+{
+    if (h == LPF_INVALID_MEMSLOT)
+        sstep_fatal(ctx, prim, "%s is LPF_INVALID_MEMSLOT", what);
+    struct sstep_slot_table *t = (h & SSTEP_SLOT_LOCAL_BIT) ? &ctx->locals : &ctx->globals;
+    struct sstep_slot_array *a = sstep_slots(t);
+    uint32_t idx = (uint32_t)((h & 0xffffffffu) >> 1);
+    uint32_t gen = (uint32_t)(h >> 32);
+    if (idx >= a->size || gen == 0)
+        sstep_fatal(ctx, prim, "%s %#zx is not a memory slot of this context", what, (size_t)h);
+    if (a->e[idx].gen != gen || a->e[idx].state == SSTEP_SLOT_FREE)
+        sstep_fatal(ctx, prim, "%s %#zx was deregistered (stale slot)", what, (size_t)h);
+    sstep_fatal(ctx, prim, "%s %#zx is invalid", what, (size_t)h);
+}
+
+/* Validate a handle used as a local area (put source / get destination)
+ * and return the address of [off, off+size). */
+static inline char *local_area(struct sstep_ctx *ctx, const char *prim,
+        const char *what, lpf_memslot_t h, size_t off, size_t size)
+{
+    struct sstep_slot_table *t = (h & SSTEP_SLOT_LOCAL_BIT) ? &ctx->locals : &ctx->globals;
+    struct sstep_slot_array *a = sstep_slots(t);
+    uint32_t idx = (uint32_t)((h & 0xffffffffu) >> 1);
+    uint32_t gen = (uint32_t)(h >> 32);
+    if (SSTEP_UNLIKELY(idx >= a->size || a->e[idx].gen != gen || gen == 0
+                || a->e[idx].state == SSTEP_SLOT_FREE))
+        describe_slot_error(ctx, prim, what, h);
+    struct sstep_slot *e = &a->e[idx];
+    if (SSTEP_UNLIKELY(e->state == SSTEP_SLOT_GLOBAL && e->active_from > ctx->superstep))
+        sstep_fatal(ctx, prim, "%s %#zx is a global slot registered in this "
+                "superstep; it is usable only after the next lpf_sync", what, (size_t)h);
+    if (SSTEP_UNLIKELY(off > e->size || size > e->size - off))
+        sstep_fatal(ctx, prim, "%s: offset %zu + size %zu exceeds the %zu registered bytes",
+                what, off, size, e->size);
+    return e->base + off;
+}
+
+/* Validate a handle naming a remote area (put destination / get source):
+ * it must be an activated global slot. Returns its index. The remote
+ * process's own registration bounds the range; it is checked where the
+ * request executes (its size may differ per process). */
+static inline uint32_t remote_slot(struct sstep_ctx *ctx, const char *prim,
+        const char *what, lpf_memslot_t h)
+{
+    if (SSTEP_UNLIKELY(h & SSTEP_SLOT_LOCAL_BIT)) {
+        if (h == LPF_INVALID_MEMSLOT) describe_slot_error(ctx, prim, what, h);
+        sstep_fatal(ctx, prim, "%s %#zx is a local slot; a remote area needs a "
+                "slot from lpf_register_global", what, (size_t)h);
+    }
+    struct sstep_slot_array *a = sstep_slots(&ctx->globals);
+    uint32_t idx = (uint32_t)((h & 0xffffffffu) >> 1);
+    uint32_t gen = (uint32_t)(h >> 32);
+    if (SSTEP_UNLIKELY(idx >= a->size || a->e[idx].gen != gen || gen == 0
+                || a->e[idx].state != SSTEP_SLOT_GLOBAL))
+        describe_slot_error(ctx, prim, what, h);
+    if (SSTEP_UNLIKELY(a->e[idx].active_from > ctx->superstep))
+        sstep_fatal(ctx, prim, "%s %#zx was registered in this superstep; it is "
+                "usable only after the next lpf_sync", what, (size_t)h);
+    return idx;
+}
+
+static lpf_err_t do_register(lpf_t c, void *pointer, size_t size,
+        lpf_memslot_t *memslot, int local, const char *prim)
+{
+    struct sstep_ctx *ctx = ctx_of(c, prim);
+    if (SSTEP_UNLIKELY(memslot == NULL))
+        sstep_fatal(ctx, prim, "memslot is NULL");
+    if (SSTEP_UNLIKELY(pointer == NULL && size != 0))
+        sstep_fatal(ctx, prim, "pointer is NULL but size is %zu", size);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (SSTEP_UNLIKELY(ctx->nregs >= ctx->reg_limit))
+        sstep_fatal(ctx, prim, "memory register capacity exceeded: %zu registrations "
+                "live, capacity %zu (call lpf_resize_memory_register and lpf_sync first)",
+                ctx->nregs, ctx->reg_limit);
+    struct sstep_slot_table *t = local ? &ctx->locals : &ctx->globals;
+    struct sstep_slot_array *a = sstep_slots(t);
+    uint32_t idx = t->nfree ? t->free_stack[--t->nfree] : t->fresh++;
+    struct sstep_slot *e = &a->e[idx];
+    uint32_t gen = e->gen + 1;
+    if (gen == 0 || gen == UINT32_MAX) gen = 1;
+    e->base = (char *)pointer;
+    e->size = size;
+    e->gen = gen;
+    e->active_from = local ? 0 : ctx->superstep + 1;
+    e->state = local ? SSTEP_SLOT_LOCAL : SSTEP_SLOT_GLOBAL;
+    ctx->nregs++;
+    if (!local) ctx->pending_globals++;
+    *memslot = make_handle(gen, idx, local);
+    return LPF_SUCCESS;
+}
+
+lpf_err_t lpf_register_global(lpf_t ctx, void *pointer, size_t size, lpf_memslot_t *memslot)
+{
+    return do_register(ctx, pointer, size, memslot, 0, "lpf_register_global");
+}
+
+lpf_err_t lpf_register_local(lpf_t ctx, void *pointer, size_t size, lpf_memslot_t *memslot)
+{
+    return do_register(ctx, pointer, size, memslot, 1, "lpf_register_local");
+}
+
+lpf_err_t lpf_deregister(lpf_t c, lpf_memslot_t h)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "lpf_deregister");
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    int local = (h & SSTEP_SLOT_LOCAL_BIT) != 0;
+    struct sstep_slot_table *t = local ? &ctx->locals : &ctx->globals;
+    struct sstep_slot_array *a = sstep_slots(t);
+    uint32_t idx = (uint32_t)((h & 0xffffffffu) >> 1);
+    uint32_t gen = (uint32_t)(h >> 32);
+    if (SSTEP_UNLIKELY(h == LPF_INVALID_MEMSLOT || idx >= a->size || gen == 0
+                || a->e[idx].gen != gen || a->e[idx].state == SSTEP_SLOT_FREE))
+        describe_slot_error(ctx, "lpf_deregister", "memslot", h);
+    a->e[idx].state = SSTEP_SLOT_FREE;
+    a->e[idx].base = NULL;
+    a->e[idx].size = 0;
+    t->free_stack[t->nfree++] = idx;
+    ctx->nregs--;
+    if (!local) ctx->pending_globals++;
+    return LPF_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Capacities                                                           */
+/* ------------------------------------------------------------------ */
+
+SSTEP_HIDDEN int sstep_slots_prepare(struct sstep_ctx *ctx, size_t n);
+
+lpf_err_t lpf_resize_memory_register(lpf_t c, size_t max_regs)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "lpf_resize_memory_register");
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (max_regs > ctx->reg_limit) {
+        /* byte size must not overflow; indices must fit in 31 bits */
+        if (max_regs > (size_t)(UINT32_MAX / 2)
+                || max_regs > SIZE_MAX / (2 * sizeof(struct sstep_slot) + 2 * sizeof(uint32_t)))
+            return LPF_ERR_OUT_OF_MEMORY;
+        if (sstep_slots_prepare(ctx, max_regs)) return LPF_ERR_OUT_OF_MEMORY;
+    }
+    ctx->reg_pending = max_regs;
+    return LPF_SUCCESS;
+}
+
+lpf_err_t lpf_resize_message_queue(lpf_t c, size_t max_msgs)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "lpf_resize_message_queue");
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (max_msgs > ctx->q.limit) {
+        if (max_msgs >= (size_t)SSTEP_NIL || max_msgs > SIZE_MAX / sizeof(struct sstep_req))
+            return LPF_ERR_OUT_OF_MEMORY;
+        if (sstep_queue_grow(ctx, max_msgs)) return LPF_ERR_OUT_OF_MEMORY;
+    }
+    ctx->msg_pending = max_msgs;
+    return LPF_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Append a request of kind k for peer `pid`; the queue has room. */
+static inline void enqueue(struct sstep_ctx *ctx, int k, lpf_pid_t pid,
+        char *local, uint32_t slot, size_t off, size_t size)
+{
+    struct sstep_queue *q = &ctx->q;
+    uint32_t i = (uint32_t)q->n++;
+    struct sstep_req *r = &q->reqs[i];
+    r->local = local;
+    r->size = size;
+    r->off = off;
+    r->slot = slot;
+    r->next = SSTEP_NIL;
+    struct sstep_peer_lists *pl = &q->peers[pid];
+    if (pl->tail[k] == SSTEP_NIL) {
+        if ((pl->head[SSTEP_PUT] & pl->head[SSTEP_GET] & pl->head[SSTEP_MSG]) == SSTEP_NIL)
+            q->touched[q->ntouched++] = pid;
+        pl->head[k] = i;
+    } else {
+        q->reqs[pl->tail[k]].next = i;
+    }
+    pl->tail[k] = i;
+    pl->count[k]++;
+    pl->bytes[k] += size;
+    q->kinds |= 1u << k;
+}
+
+/* room for one internal (layer) request: the queue grows as needed */
+static inline int internal_room(struct sstep_ctx *ctx)
+{
+    if (SSTEP_LIKELY(ctx->q.n < ctx->q.alloc)) return 0;
+    return sstep_queue_grow(ctx, ctx->q.n + 1);
+}
+
+static inline void user_room(struct sstep_ctx *ctx, const char *prim)
+{
+    if (SSTEP_UNLIKELY(ctx->q.nuser >= ctx->q.limit))
+        sstep_fatal(ctx, prim, "message queue capacity exceeded: %zu requests "
+                "issued in this superstep, capacity %zu (call "
+                "lpf_resize_message_queue and lpf_sync first)", ctx->q.nuser, ctx->q.limit);
+    /* layers may share the array with internal requests */
+    if (SSTEP_UNLIKELY(ctx->q.n >= ctx->q.alloc) && internal_room(ctx))
+        sstep_fatal(ctx, prim, "out of memory growing the request queue");
+    ctx->q.nuser++;
+}
+
+lpf_err_t lpf_put(lpf_t c, lpf_memslot_t src_slot, size_t src_offset,
+        lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset,
+        size_t size, lpf_msg_attr_t attr)
+{
+    (void)attr;
+    struct sstep_ctx *ctx = ctx_of(c, "lpf_put");
+    if (SSTEP_UNLIKELY(dst_pid >= ctx->nprocs))
+        sstep_fatal(ctx, "lpf_put", "dst_pid %u is out of range (nprocs %u)", dst_pid, ctx->nprocs);
+    char *src = local_area(ctx, "lpf_put", "src_slot", src_slot, src_offset, size);
+    uint32_t idx = remote_slot(ctx, "lpf_put", "dst_slot", dst_slot);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    user_room(ctx, "lpf_put");
+    enqueue(ctx, SSTEP_PUT, dst_pid, src, idx, dst_offset, size);
+    return LPF_SUCCESS;
+}
+
+lpf_err_t lpf_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
+        size_t src_offset, lpf_memslot_t dst_slot, size_t dst_offset,
+        size_t size, lpf_msg_attr_t attr)
+{
+    (void)attr;
+    struct sstep_ctx *ctx = ctx_of(c, "lpf_get");
+    if (SSTEP_UNLIKELY(src_pid >= ctx->nprocs))
+        sstep_fatal(ctx, "lpf_get", "src_pid %u is out of range (nprocs %u)", src_pid, ctx->nprocs);
+    uint32_t idx = remote_slot(ctx, "lpf_get", "src_slot", src_slot);
+    char *dst = local_area(ctx, "lpf_get", "dst_slot", dst_slot, dst_offset, size);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    user_room(ctx, "lpf_get");
+    enqueue(ctx, SSTEP_GET, src_pid, dst, idx, src_offset, size);
+    return LPF_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* The layers' fast path (sstep_ext.h)                                  */
+/* ------------------------------------------------------------------ */
+
+lpf_err_t sstep_put_ptr(lpf_t c, const void *src, lpf_pid_t dst_pid,
+        lpf_memslot_t dst_slot, size_t dst_off, size_t size)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "put");
+    const char *name = ctx->put_name ? ctx->put_name : "lpf_put";
+    if (SSTEP_UNLIKELY(dst_pid >= ctx->nprocs))
+        sstep_fatal(ctx, name, "destination pid %u is out of range (nprocs %u)", dst_pid, ctx->nprocs);
+    uint32_t idx = remote_slot(ctx, name, "destination slot", dst_slot);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
+    enqueue(ctx, SSTEP_PUT, dst_pid, (char *)src, idx, dst_off, size);
+    return LPF_SUCCESS;
+}
+
+lpf_err_t sstep_get_ptr(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
+        size_t src_off, void *dst, size_t size)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "get");
+    const char *name = ctx->get_name ? ctx->get_name : "lpf_get";
+    if (SSTEP_UNLIKELY(src_pid >= ctx->nprocs))
+        sstep_fatal(ctx, name, "source pid %u is out of range (nprocs %u)", src_pid, ctx->nprocs);
+    uint32_t idx = remote_slot(ctx, name, "source slot", src_slot);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
+    enqueue(ctx, SSTEP_GET, src_pid, (char *)dst, idx, src_off, size);
+    return LPF_SUCCESS;
+}
+
+void *sstep_stage(lpf_t c, size_t size)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "stage");
+    return sstep_arena_alloc(&ctx->arena[ctx->superstep & 1], size ? size : 1);
+}
+
+lpf_err_t sstep_send(lpf_t c, lpf_pid_t dst_pid, const void *msg, size_t size)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "send");
+    if (SSTEP_UNLIKELY(dst_pid >= ctx->nprocs))
+        sstep_fatal(ctx, "send", "destination pid %u is out of range (nprocs %u)", dst_pid, ctx->nprocs);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
+    enqueue(ctx, SSTEP_MSG, dst_pid, (char *)msg, 0, 0, size);
+    return LPF_SUCCESS;
+}
+
+const struct sstep_msg *sstep_inbox(lpf_t c, size_t *count)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "inbox");
+    *count = ctx->inbox.n;
+    return ctx->inbox.msgs;
+}
+
+lpf_err_t sstep_direct_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
+        size_t src_off, void *dst, size_t size)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "direct_get");
+    const char *name = "bsp_direct_get";
+    if (SSTEP_UNLIKELY(src_pid >= ctx->nprocs))
+        sstep_fatal(ctx, name, "source pid %u is out of range (nprocs %u)", src_pid, ctx->nprocs);
+    uint32_t idx = remote_slot(ctx, name, "source slot", src_slot);
+    if (ctx->nprocs == 1) {
+        char *from = sstep_resolve_global(ctx, idx, src_off, size);
+        if (!from) sstep_remote_range_error(ctx, name, ctx->pid, idx, src_off, size);
+        memmove(dst, from, size);
+        return LPF_SUCCESS;
+    }
+    if (!ctx->engine->direct_get) return LPF_ERR_FATAL;
+    return ctx->engine->direct_get(ctx, src_pid, idx, src_off, dst, size);
+}
+
+size_t sstep_remote_size(lpf_t c, lpf_pid_t pid, lpf_memslot_t slot)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "remote_size");
+    if (pid >= ctx->nprocs || (slot & SSTEP_SLOT_LOCAL_BIT)) return SIZE_MAX;
+    uint32_t idx = (uint32_t)((slot & 0xffffffffu) >> 1);
+    if (pid == ctx->pid || ctx->nprocs == 1) {
+        struct sstep_slot_array *a = sstep_slots(&ctx->globals);
+        return idx < a->size ? a->e[idx].size : SIZE_MAX;
+    }
+    return ctx->engine->remote_size ? ctx->engine->remote_size(ctx, pid, idx) : SIZE_MAX;
+}
+
+void sstep_set_names(lpf_t c, const char *put_name, const char *get_name)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "set_names");
+    ctx->put_name = put_name;
+    ctx->get_name = get_name;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sync                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* One process alone: execute its own requests (gets first, then puts). */
+static lpf_err_t solo_exchange(struct sstep_ctx *ctx)
+{
+    struct sstep_queue *q = &ctx->q;
+    struct sstep_peer_lists *pl = &q->peers[0];
+    ctx->inbox.n = ctx->inbox.next = 0;
+    for (uint32_t i = pl->head[SSTEP_GET]; i != SSTEP_NIL; i = q->reqs[i].next) {
+        struct sstep_req *r = &q->reqs[i];
+        char *from = sstep_resolve_global(ctx, r->slot, r->off, r->size);
+        if (!from) sstep_remote_range_error(ctx, ctx->get_name ? ctx->get_name : "lpf_get",
+                0, r->slot, r->off, r->size);
+        sstep_copy(r->local, from, r->size);
+    }
+    for (uint32_t i = pl->head[SSTEP_PUT]; i != SSTEP_NIL; i = q->reqs[i].next) {
+        struct sstep_req *r = &q->reqs[i];
+        char *to = sstep_resolve_global(ctx, r->slot, r->off, r->size);
+        if (!to) sstep_remote_range_error(ctx, ctx->put_name ? ctx->put_name : "lpf_put",
+                0, r->slot, r->off, r->size);
+        sstep_copy(to, r->local, r->size);
+    }
+    if (pl->count[SSTEP_MSG]) {
+        if (sstep_inbox_reserve(&ctx->inbox, pl->count[SSTEP_MSG])) return LPF_ERR_OUT_OF_MEMORY;
+        for (uint32_t i = pl->head[SSTEP_MSG]; i != SSTEP_NIL; i = q->reqs[i].next) {
+            struct sstep_msg *m = &ctx->inbox.msgs[ctx->inbox.n++];
+            m->data = q->reqs[i].local;
+            m->size = q->reqs[i].size;
+        }
+    }
+    return LPF_SUCCESS;
+}
+
+lpf_err_t sstep_sync_ext(lpf_t c, struct sstep_sync_info *info)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "lpf_sync");
+    info->mismatch = 0;
+    info->peer = LPF_MAX_P;
+    info->peer_check = info->check;
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    lpf_err_t rc = ctx->nprocs == 1 ? solo_exchange(ctx) : ctx->engine->sync(ctx, info);
+    if (SSTEP_UNLIKELY(rc != LPF_SUCCESS)) {
+        ctx->failed = 1;
+        return LPF_ERR_FATAL;
+    }
+    sstep_ctx_end_superstep(ctx);
+    return LPF_SUCCESS;
+}
+
+lpf_err_t lpf_sync(lpf_t c, lpf_sync_attr_t attr)
+{
+    (void)attr;
+    struct sstep_sync_info info;
+    info.check = 0;
+    return sstep_sync_ext(c, &info);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sections                                                             */
+/* ------------------------------------------------------------------ */
+
+static void check_args(struct sstep_ctx *ctx, const char *prim, lpf_spmd_t spmd, lpf_args_t args)
+{
+    if (SSTEP_UNLIKELY(spmd == NULL)) sstep_fatal(ctx, prim, "spmd is NULL");
+    if (SSTEP_UNLIKELY(args.input == NULL && args.input_size != 0))
+        sstep_fatal(ctx, prim, "args.input is NULL but input_size is %zu", args.input_size);
+    if (SSTEP_UNLIKELY(args.output == NULL && args.output_size != 0))
+        sstep_fatal(ctx, prim, "args.output is NULL but output_size is %zu", args.output_size);
+    if (SSTEP_UNLIKELY(args.f_symbols == NULL && args.f_size != 0))
+        sstep_fatal(ctx, prim, "args.f_symbols is NULL but f_size is %zu", args.f_size);
+}
+
+lpf_err_t sstep_exec_begin(lpf_t c, lpf_pid_t P, lpf_spmd_t sibling_spmd,
+        lpf_args_t args, lpf_t *ctx0)
+{
+    struct sstep_ctx *parent = ctx_of(c, "lpf_exec");
+    if (SSTEP_UNLIKELY(parent->failed)) return LPF_ERR_FATAL;
+    struct sstep_ctx *child = NULL;
+    const struct sstep_engine *e = parent->engine;
+    lpf_err_t rc = e->exec_begin(parent, P, sibling_spmd, args, &child);
+    if (rc == LPF_SUCCESS) *ctx0 = child;
+    return rc;
+}
+
+lpf_err_t sstep_exec_end(lpf_t c0)
+{
+    struct sstep_ctx *ctx0 = ctx_of(c0, "lpf_exec");
+    return ctx0->engine->exec_end(ctx0);
+}
+
+lpf_err_t lpf_exec(lpf_t c, lpf_pid_t P, lpf_spmd_t spmd, lpf_args_t args)
+{
+    struct sstep_ctx *parent = ctx_of(c, "lpf_exec");
+    check_args(parent, "lpf_exec", spmd, args);
+    if (SSTEP_UNLIKELY(P == 0)) sstep_fatal(parent, "lpf_exec", "P is 0");
+    if (SSTEP_UNLIKELY(parent->failed)) return LPF_ERR_FATAL;
+    lpf_pid_t np = P < parent->free_p ? P : parent->free_p;
+    lpf_t ctx0 = NULL;
+    lpf_err_t rc = sstep_exec_begin(c, np, spmd, args, &ctx0);
+    if (rc != LPF_SUCCESS) return rc;
+    spmd(ctx0, 0, np, args);
+    return sstep_exec_end(ctx0);
+}
+
+lpf_err_t lpf_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
+{
+    const struct sstep_init_header *h = init;
+    if (init == LPF_INIT_NONE || h->magic != SSTEP_INIT_MAGIC || !h->engine || !h->engine->hook)
+        return LPF_ERR_FATAL;
+    check_args(NULL, "lpf_hook", spmd, args);
+    return h->engine->hook(init, spmd, args);
+}
+
+lpf_err_t lpf_rehook(lpf_t c, lpf_spmd_t spmd, lpf_args_t args)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "lpf_rehook");
+    check_args(ctx, "lpf_rehook", spmd, args);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (ctx->nprocs == 1 || !ctx->engine->rehook) {
+        /* one process: a fresh context on the same engine, run in place */
+        struct sstep_ctx *fresh = sstep_ctx_create(ctx->pid, 1, ctx->engine, NULL);
+        if (!fresh) return LPF_ERR_OUT_OF_MEMORY;
+        fresh->in_hook = 1;
+        spmd(fresh, 0, 1, args);
+        int failed = fresh->failed;
+        sstep_ctx_destroy(fresh);
+        return failed ? LPF_ERR_FATAL : LPF_SUCCESS;
+    }
+    return ctx->engine->rehook(ctx, spmd, args);
+}
+
+/* ------------------------------------------------------------------ */
+/* Probe and abort                                                      */
+/* ------------------------------------------------------------------ */
+
+SSTEP_HIDDEN void sstep_fill_machine(lpf_machine_t *m);
+
+lpf_err_t lpf_probe(lpf_t c, lpf_machine_t *params)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "lpf_probe");
+    if (SSTEP_UNLIKELY(params == NULL)) sstep_fatal(ctx, "lpf_probe", "params is NULL");
+    const struct sstep_engine *e = ctx->engine;
+    params->p = e->machine_p ? e->machine_p() : sstep_machine_p();
+    params->free_p = ctx->free_p;
+    sstep_fill_machine(params);
+    return LPF_SUCCESS;
+}
+
+lpf_err_t lpf_abort(lpf_t c)
+{
+    struct sstep_ctx *ctx = (c == LPF_ROOT) ? sstep_root_ctx() : (struct sstep_ctx *)c;
+    if (ctx && ctx->magic != SSTEP_CTX_MAGIC) ctx = NULL;
+    const struct sstep_engine *e = ctx ? ctx->engine : sstep_default_engine();
+    fflush(NULL);
+    if (e && e->abort) e->abort(ctx, 6);
+    _exit(6);
+}

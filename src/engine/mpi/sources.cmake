@@ -1,0 +1,1 @@
+list(APPEND SSTEP_SOURCES)

@@ -1,0 +1,596 @@
+/*
+ * The pthread engine: one POSIX thread per BSP process, shared memory.
+ *
+ * A sync is   barrier A  ->  [gets]  ->  [barrier]  ->  [puts, messages]  ->  barrier B
+ * where the bracketed steps happen only if some process queued requests of
+ * that kind (the OR of all processes' flags travels with barrier A, so every
+ * process takes the same decision). An empty sync is one barrier.
+ *
+ * Each process executes the requests that *write into its own memory*: the
+ * gets it issued (reading the source process's memory) and the puts others
+ * issued to it (reading their source memory). One thread applies all writes
+ * to a process's memory, one request after another, so overlapping writes
+ * are serialised whole. Gets run before any put (BSPlib's rule).
+ *
+ * The barrier: every process owns a 128-byte line holding its arrival
+ * counter, flags and check value; it publishes its arrival there and reads
+ * everybody else's line. All processes therefore see the same flags and
+ * checks and decide alike, and a process that has left the section (gone
+ * bit) is seen by everyone waiting for it: sync returns LPF_ERR_FATAL
+ * instead of hanging. Waiting spins briefly, then yields the core, then
+ * sleeps with a growing (bounded) nap, so more processes than cores stays
+ * fast and idle waits do not burn a core.
+ */
+#define _GNU_SOURCE
+#include "../../core/core_internal.h"
+
+#include <lpf/pthread.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PT_LINE 128
+#define PT_GONE 1u
+
+#define F_PUT (1u << SSTEP_PUT)
+#define F_GET (1u << SSTEP_GET)
+#define F_MSG (1u << SSTEP_MSG)
+
+/* core bits of the check value: the kind of collective operation */
+#define CHK_KIND_SHIFT 60
+#define CHK_SYNC ((uint64_t)0 << CHK_KIND_SHIFT)
+#define CHK_REHOOK ((uint64_t)1 << CHK_KIND_SHIFT)
+#define CHK_KIND_MASK ((uint64_t)0xf << CHK_KIND_SHIFT)
+
+struct pt_proc {
+    _Atomic uint64_t arrive;        /* (episode << 1) | gone */
+    _Atomic uint64_t flags[2];      /* by episode parity */
+    _Atomic uint64_t check[2];
+    uint64_t episode;               /* owner only */
+    struct sstep_ctx *ctx;          /* set before the first arrival */
+    uint64_t final_syncs;           /* written before the gone bit */
+    int final_failed;
+} __attribute__((aligned(PT_LINE)));
+
+_Static_assert(sizeof(struct pt_proc) == PT_LINE, "one line per process");
+
+struct pt_group {
+    lpf_pid_t P;
+    _Atomic int refs;                 /* processes still using the group */
+    _Atomic int gate;                 /* exec start gate: 0 wait, 1 go, 2 cancel */
+    lpf_spmd_t spmd;                  /* what siblings run */
+    lpf_args_t args;                  /* siblings' args */
+    pthread_t *threads;
+    struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
+    struct pt_proc *procs;            /* [P] */
+};
+
+/* BSP processes alive in this program (for the spin-or-yield decision) */
+static _Atomic unsigned live_procs = 1;
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Waiting                                                              */
+/* ------------------------------------------------------------------ */
+
+#define SPIN_NS 30000ull     /* spin this long when every process has a core */
+#define YIELD_NS 3000000ull  /* then yield the core this long */
+#define NAP_MAX_NS 200000L   /* then sleep, doubling up to this */
+
+/* Wait until `o` has arrived at episode e or is gone; returns its word. */
+static uint64_t pt_wait(struct pt_proc *o, uint64_t e)
+{
+    uint64_t w = atomic_load_explicit(&o->arrive, memory_order_acquire);
+    if ((w >> 1) >= e || (w & PT_GONE)) return w;
+    int spin = atomic_load_explicit(&live_procs, memory_order_relaxed) <= sstep_online_cores();
+    uint64_t t0 = 0;
+    if (spin) {
+        t0 = now_ns();
+        for (unsigned i = 1;; ++i) {
+            cpu_relax();
+            w = atomic_load_explicit(&o->arrive, memory_order_acquire);
+            if ((w >> 1) >= e || (w & PT_GONE)) return w;
+            if ((i & 255) == 0 && now_ns() - t0 > SPIN_NS) break;
+        }
+    } else {
+        t0 = now_ns();
+    }
+    long nap = 1000;
+    for (unsigned i = 1;; ++i) {
+        w = atomic_load_explicit(&o->arrive, memory_order_acquire);
+        if ((w >> 1) >= e || (w & PT_GONE)) return w;
+        if ((i & 63) || now_ns() - t0 < YIELD_NS) {
+            sched_yield();
+        } else {
+            struct timespec ts = { 0, nap };
+            nanosleep(&ts, NULL);
+            if (nap < NAP_MAX_NS) nap *= 2;
+        }
+    }
+}
+
+/* Barrier episode with flags and a check value. Returns 0, or -1 if a peer
+ * left the section before arriving (the section has failed). */
+static int pt_barrier(struct pt_group *g, struct pt_proc *me, lpf_pid_t pid,
+        uint64_t flags, uint64_t check, uint64_t *or_flags,
+        struct sstep_sync_info *info)
+{
+    const lpf_pid_t P = g->P;
+    uint64_t e = ++me->episode;
+    unsigned par = (unsigned)(e & 1);
+    atomic_store_explicit(&me->flags[par], flags, memory_order_relaxed);
+    atomic_store_explicit(&me->check[par], check, memory_order_relaxed);
+    atomic_store_explicit(&me->arrive, e << 1, memory_order_release);
+    uint64_t acc = flags;
+    int kind_mismatch = 0;
+    for (lpf_pid_t k = 1; k < P; ++k) {
+        lpf_pid_t q = pid + k;
+        if (q >= P) q -= P;
+        struct pt_proc *o = &g->procs[q];
+        uint64_t w = atomic_load_explicit(&o->arrive, memory_order_acquire);
+        if (SSTEP_UNLIKELY((w >> 1) < e)) {
+            w = pt_wait(o, e);
+            if ((w >> 1) < e) return -1;   /* gone without arriving */
+        }
+        acc |= atomic_load_explicit(&o->flags[par], memory_order_relaxed);
+        uint64_t c = atomic_load_explicit(&o->check[par], memory_order_relaxed);
+        if (SSTEP_UNLIKELY(c != check)) {
+            if ((c & CHK_KIND_MASK) != (check & CHK_KIND_MASK)) kind_mismatch = 1;
+            if (info && !info->mismatch) {
+                info->mismatch = 1;
+                info->peer = q;
+                info->peer_check = c;
+            }
+        }
+    }
+    *or_flags = acc;
+    return kind_mismatch ? -1 : 0;
+}
+
+/* Mark this process as having left the section (no more arrivals). */
+static void pt_leave(struct pt_proc *me, struct sstep_ctx *ctx)
+{
+    me->final_syncs = ctx ? ctx->superstep : 0;
+    me->final_failed = ctx ? ctx->failed : 1;
+    atomic_store_explicit(&me->arrive, (me->episode << 1) | PT_GONE, memory_order_release);
+}
+
+/* Wait until every process of the group has left; then the group's result:
+ * success iff nobody failed and everybody synced equally often. */
+static lpf_err_t pt_wait_all_gone(struct pt_group *g)
+{
+    lpf_err_t rc = LPF_SUCCESS;
+    for (lpf_pid_t q = 0; q < g->P; ++q) {
+        struct pt_proc *o = &g->procs[q];
+        uint64_t w;
+        while (!((w = atomic_load_explicit(&o->arrive, memory_order_acquire)) & PT_GONE))
+            (void)pt_wait(o, UINT64_MAX >> 1);
+        if (o->final_failed || o->final_syncs != g->procs[0].final_syncs) rc = LPF_ERR_FATAL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Groups                                                               */
+/* ------------------------------------------------------------------ */
+
+static struct pt_group *pt_group_new(lpf_pid_t P)
+{
+    struct pt_group *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->P = P;
+    g->procs = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_proc));
+    g->threads = calloc(P, sizeof(pthread_t));
+    if (!g->procs || !g->threads) {
+        free(g->procs);
+        free(g->threads);
+        free(g);
+        return NULL;
+    }
+    memset(g->procs, 0, (size_t)P * sizeof(struct pt_proc));
+    atomic_store_explicit(&g->refs, (int)P, memory_order_relaxed);
+    return g;
+}
+
+static void pt_group_free(struct pt_group *g)
+{
+    if (!g) return;
+    for (lpf_pid_t s = 0; s < g->P; ++s) sstep_ctx_destroy(g->procs[s].ctx);
+    free(g->procs);
+    free(g->threads);
+    free(g);
+}
+
+/* Drop one reference; the last process frees the group and all contexts
+ * (peers may read a context's arena until everyone has left). */
+static void pt_group_release(struct pt_group *g)
+{
+    if (atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1)
+        pt_group_free(g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sync                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Execute the gets `me` issued to `src`: read src's memory, write ours. */
+static void do_gets(struct sstep_ctx *me, struct sstep_ctx *src)
+{
+    struct sstep_queue *q = &me->q;
+    struct sstep_req *reqs = q->reqs;
+    for (uint32_t i = q->peers[src->pid].head[SSTEP_GET]; i != SSTEP_NIL; i = reqs[i].next) {
+        struct sstep_req *r = &reqs[i];
+        char *from = sstep_resolve_global(src, r->slot, r->off, r->size);
+        if (SSTEP_UNLIKELY(!from))
+            sstep_remote_range_error(src, me->get_name ? me->get_name : "lpf_get",
+                    me->pid, r->slot, r->off, r->size);
+        sstep_copy(r->local, from, r->size);
+    }
+}
+
+/* Execute the puts `src` issued to `me`: read src's memory, write ours. */
+static void do_puts(struct sstep_ctx *me, struct sstep_ctx *src)
+{
+    const struct sstep_queue *q = &src->q;
+    const struct sstep_req *reqs = q->reqs;
+    struct sstep_slot_array *a = sstep_slots(&me->globals);
+    for (uint32_t i = q->peers[me->pid].head[SSTEP_PUT]; i != SSTEP_NIL; i = reqs[i].next) {
+        const struct sstep_req *r = &reqs[i];
+        const struct sstep_slot *e = r->slot < a->size ? &a->e[r->slot] : NULL;
+        if (SSTEP_UNLIKELY(!e || e->state != SSTEP_SLOT_GLOBAL
+                    || r->off > e->size || r->size > e->size - r->off))
+            sstep_remote_range_error(me, src->put_name ? src->put_name : "lpf_put",
+                    src->pid, r->slot, r->off, r->size);
+        sstep_copy(e->base + r->off, r->local, r->size);
+    }
+}
+
+/* Collect the messages `src` sent to `me` into our inbox. */
+static int do_msgs(struct sstep_ctx *me, struct sstep_ctx *src)
+{
+    const struct sstep_queue *q = &src->q;
+    const struct sstep_peer_lists *pl = &q->peers[me->pid];
+    if (pl->count[SSTEP_MSG] == 0) return 0;
+    if (sstep_inbox_reserve(&me->inbox, pl->count[SSTEP_MSG])) return -1;
+    struct sstep_msg *m = me->inbox.msgs + me->inbox.n;
+    for (uint32_t i = pl->head[SSTEP_MSG]; i != SSTEP_NIL; i = q->reqs[i].next, ++m) {
+        m->data = q->reqs[i].local;
+        m->size = q->reqs[i].size;
+    }
+    me->inbox.n += pl->count[SSTEP_MSG];
+    return 0;
+}
+
+static lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
+{
+    struct pt_group *g = ctx->group;
+    struct pt_proc *me = &g->procs[ctx->pid];
+    const lpf_pid_t P = g->P, pid = ctx->pid;
+    uint64_t all;
+    uint64_t check = (info->check & ~CHK_KIND_MASK) | CHK_SYNC;
+    if (pt_barrier(g, me, pid, ctx->q.kinds, check, &all, info)) goto fail;
+    ctx->inbox.n = ctx->inbox.next = 0;
+    if (SSTEP_LIKELY(all == 0)) return LPF_SUCCESS;
+
+    if (all & F_GET) {
+        struct sstep_queue *q = &ctx->q;
+        for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+            lpf_pid_t s = q->touched[i];
+            if (q->peers[s].head[SSTEP_GET] != SSTEP_NIL) do_gets(ctx, g->procs[s].ctx);
+        }
+        /* every get must have read its source before any put lands */
+        uint64_t none;
+        if ((all & F_PUT) && pt_barrier(g, me, pid, 0, check, &none, NULL)) goto fail;
+    }
+    int oom = 0;
+    if (all & (F_PUT | F_MSG)) {
+        for (lpf_pid_t k = 0; k < P; ++k) {
+            lpf_pid_t s = pid + 1 + k;
+            while (s >= P) s -= P;
+            struct sstep_ctx *src = g->procs[s].ctx;
+            if (all & F_PUT) do_puts(ctx, src);
+            if (all & F_MSG) oom |= do_msgs(ctx, src);
+        }
+    }
+    uint64_t dummy;
+    if (pt_barrier(g, me, pid, 0, check, &dummy, NULL)) goto fail;
+    if (oom) goto fail;
+    return LPF_SUCCESS;
+fail:
+    /* Leaving now is safe: either every process fails at this barrier (a
+     * peer left, or operations differ) or we already passed the last one.
+     * Peers then see us gone at their next sync instead of waiting. */
+    ctx->failed = 1;
+    pt_leave(me, ctx);
+    return LPF_ERR_FATAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* exec                                                                 */
+/* ------------------------------------------------------------------ */
+
+static void *pt_sibling_main(void *arg)
+{
+    struct pt_proc *me = arg;
+    struct sstep_ctx *ctx = me->ctx;
+    struct pt_group *g = ctx->group;
+    int gate;
+    while ((gate = atomic_load_explicit(&g->gate, memory_order_acquire)) == 0)
+        sched_yield();
+    if (gate == 1) {
+        g->spmd(ctx, ctx->pid, g->P, g->args);
+        pt_leave(me, ctx);
+    }
+    atomic_fetch_sub_explicit(&live_procs, 1, memory_order_relaxed);
+    return NULL;
+}
+
+static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
+        lpf_spmd_t spmd, lpf_args_t args, struct sstep_ctx **ctx0)
+{
+    struct pt_group *g = pt_group_new(P);
+    if (!g) return LPF_ERR_OUT_OF_MEMORY;
+    lpf_pid_t F = parent->free_p;
+    for (lpf_pid_t s = 0; s < P; ++s) {
+        struct sstep_ctx *c = sstep_ctx_create(s, P, &sstep_pthread_engine, g);
+        if (!c) { pt_group_free(g); return LPF_ERR_OUT_OF_MEMORY; }
+        c->free_p = F >= P ? sstep_share(F, P, s) : 1;
+        c->engine_proc = &g->procs[s];
+        g->procs[s].ctx = c;
+    }
+    g->spmd = spmd;
+    g->args = args;
+    g->args.input = NULL;
+    g->args.input_size = 0;
+    g->args.output = NULL;
+    g->args.output_size = 0;
+
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    lpf_pid_t started = 1;
+    int err = 0;
+    atomic_fetch_add_explicit(&live_procs, P - 1, memory_order_relaxed);
+    for (lpf_pid_t s = 1; s < P; ++s) {
+        err = pthread_create(&g->threads[s], &attr, pt_sibling_main, &g->procs[s]);
+        if (err) break;
+        started++;
+    }
+    pthread_attr_destroy(&attr);
+    if (err) {
+        /* nothing has run yet: cancel the started threads */
+        atomic_store_explicit(&g->gate, 2, memory_order_release);
+        for (lpf_pid_t s = 1; s < started; ++s) pthread_join(g->threads[s], NULL);
+        atomic_fetch_sub_explicit(&live_procs, P - started, memory_order_relaxed);
+        pt_group_free(g);
+        return LPF_ERR_OUT_OF_MEMORY;
+    }
+    atomic_store_explicit(&g->gate, 1, memory_order_release);
+    *ctx0 = g->procs[0].ctx;
+    return LPF_SUCCESS;
+}
+
+static lpf_err_t pt_exec_end(struct sstep_ctx *ctx0)
+{
+    struct pt_group *g = ctx0->group;
+    pt_leave(&g->procs[0], ctx0);
+    for (lpf_pid_t s = 1; s < g->P; ++s) pthread_join(g->threads[s], NULL);
+    lpf_err_t rc = pt_wait_all_gone(g);
+    pt_group_free(g);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hook and rehook: a section on threads that already exist             */
+/* ------------------------------------------------------------------ */
+
+/* Run spmd as process `pid` of group g (hook / rehook); every participant
+ * calls this, the last one out frees the group. */
+static lpf_err_t pt_run_hooked(struct pt_group *g, lpf_pid_t pid,
+        lpf_spmd_t spmd, lpf_args_t args)
+{
+    struct pt_proc *me = &g->procs[pid];
+    struct sstep_ctx *ctx = sstep_ctx_create(pid, g->P, &sstep_pthread_engine, g);
+    if (!ctx) {
+        /* peers will see us gone at their first sync */
+        pt_leave(me, NULL);
+        pt_wait_all_gone(g);
+        pt_group_release(g);
+        return LPF_ERR_FATAL;
+    }
+    ctx->free_p = 1;
+    ctx->in_hook = 1;
+    ctx->engine_proc = me;
+    me->ctx = ctx;
+    spmd(ctx, pid, g->P, args);
+    pt_leave(me, ctx);
+    lpf_err_t rc = pt_wait_all_gone(g);
+    pt_group_release(g);
+    return rc;
+}
+
+static lpf_err_t pt_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t args)
+{
+    struct pt_group *g = ctx->group;
+    struct pt_proc *me = &g->procs[ctx->pid];
+    if (ctx->pid == 0)
+        atomic_store_explicit(&g->child, pt_group_new(g->P), memory_order_relaxed);
+    uint64_t all;
+    if (pt_barrier(g, me, ctx->pid, 0, CHK_REHOOK, &all, NULL)) {
+        /* a peer left or did something else: the parent section failed */
+        if (ctx->pid == 0) pt_group_free(atomic_load_explicit(&g->child, memory_order_relaxed));
+        ctx->failed = 1;
+        pt_leave(me, ctx);
+        return LPF_ERR_FATAL;
+    }
+    struct pt_group *child = atomic_load_explicit(&g->child, memory_order_relaxed);
+    if (!child) return LPF_ERR_OUT_OF_MEMORY;   /* the same on every process */
+    return pt_run_hooked(child, ctx->pid, spmd, args);
+}
+
+/* lpf_pthread_initialize: a rendezvous of nprocs threads. Only one group may
+ * be inside it at a time (the API names no group). */
+struct pt_init_shared {
+    lpf_pid_t nprocs;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    lpf_pid_t arrived;
+    uint64_t hooks_created;      /* hook generations with a group */
+    struct pt_group *current;    /* group of the latest generation */
+    _Atomic int refs;            /* init objects alive */
+};
+
+struct pt_init {
+    struct sstep_init_header hdr;
+    struct pt_init_shared *sh;
+    lpf_pid_t pid;
+    uint64_t hooks;              /* hooks this thread has started */
+};
+
+static pthread_mutex_t rendezvous_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rendezvous_cond = PTHREAD_COND_INITIALIZER;
+static struct pt_init_shared *forming;
+static lpf_pid_t forming_left;   /* threads yet to leave the rendezvous */
+
+lpf_err_t lpf_pthread_initialize(lpf_pid_t pid, lpf_pid_t nprocs, lpf_init_t *init)
+{
+    if (init == NULL || nprocs == 0 || pid >= nprocs) return LPF_ERR_FATAL;
+    struct pt_init *mine = calloc(1, sizeof *mine);
+    if (!mine) return LPF_ERR_OUT_OF_MEMORY;
+    mine->hdr.magic = SSTEP_INIT_MAGIC;
+    mine->hdr.engine = &sstep_pthread_engine;
+    mine->pid = pid;
+
+    pthread_mutex_lock(&rendezvous_lock);
+    /* wait until a previous group has fully left the rendezvous */
+    while (forming && (forming->arrived == forming->nprocs || forming->nprocs != nprocs))
+        pthread_cond_wait(&rendezvous_cond, &rendezvous_lock);
+    if (!forming) {
+        struct pt_init_shared *sh = calloc(1, sizeof *sh);
+        if (!sh) {
+            pthread_mutex_unlock(&rendezvous_lock);
+            free(mine);
+            return LPF_ERR_OUT_OF_MEMORY;
+        }
+        sh->nprocs = nprocs;
+        pthread_mutex_init(&sh->lock, NULL);
+        pthread_cond_init(&sh->cond, NULL);
+        atomic_store_explicit(&sh->refs, (int)nprocs, memory_order_relaxed);
+        forming = sh;
+        forming_left = nprocs;
+    }
+    struct pt_init_shared *sh = forming;
+    sh->arrived++;
+    if (sh->arrived == nprocs) pthread_cond_broadcast(&rendezvous_cond);
+    while (sh->arrived < nprocs) pthread_cond_wait(&rendezvous_cond, &rendezvous_lock);
+    if (--forming_left == 0) {
+        forming = NULL;
+        pthread_cond_broadcast(&rendezvous_cond);
+    }
+    pthread_mutex_unlock(&rendezvous_lock);
+    mine->sh = sh;
+    *init = mine;
+    return LPF_SUCCESS;
+}
+
+lpf_err_t lpf_pthread_finalize(lpf_init_t init)
+{
+    struct pt_init *mine = init;
+    if (!mine || mine->hdr.magic != SSTEP_INIT_MAGIC || mine->hdr.engine != &sstep_pthread_engine)
+        return LPF_ERR_FATAL;
+    struct pt_init_shared *sh = mine->sh;
+    mine->hdr.magic = 0;
+    free(mine);
+    if (atomic_fetch_sub_explicit(&sh->refs, 1, memory_order_acq_rel) == 1) {
+        pthread_mutex_destroy(&sh->lock);
+        pthread_cond_destroy(&sh->cond);
+        free(sh);
+    }
+    return LPF_SUCCESS;
+}
+
+static lpf_err_t pt_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
+{
+    struct pt_init *mine = init;
+    struct pt_init_shared *sh = mine->sh;
+    uint64_t gen = ++mine->hooks;
+    /* the first thread to start hook number `gen` makes its group; no thread
+     * can start hook gen+1 before all have finished hook gen */
+    pthread_mutex_lock(&sh->lock);
+    if (sh->hooks_created < gen) {
+        sh->current = pt_group_new(sh->nprocs);
+        sh->hooks_created = gen;
+    }
+    struct pt_group *g = sh->current;
+    pthread_mutex_unlock(&sh->lock);
+    if (!g) return LPF_ERR_FATAL;
+    /* the user's threads now act as BSP processes: count them for the
+     * spin-or-yield decision (the caller of the program is counted already) */
+    if (mine->pid != 0) atomic_fetch_add_explicit(&live_procs, 1, memory_order_relaxed);
+    lpf_err_t rc = pt_run_hooked(g, mine->pid, spmd, args);
+    if (mine->pid != 0) atomic_fetch_sub_explicit(&live_procs, 1, memory_order_relaxed);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* direct get, remote size, abort                                       */
+/* ------------------------------------------------------------------ */
+
+static lpf_err_t pt_direct_get(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot,
+        size_t off, void *dst, size_t size)
+{
+    struct pt_group *g = ctx->group;
+    struct sstep_ctx *src = g->procs[pid].ctx;
+    char *from = sstep_resolve_global(src, slot, off, size);
+    if (!from) sstep_remote_range_error(src, "bsp_direct_get", ctx->pid, slot, off, size);
+    memmove(dst, from, size);
+    return LPF_SUCCESS;
+}
+
+static size_t pt_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot)
+{
+    struct pt_group *g = ctx->group;
+    struct sstep_slot_array *a = sstep_slots(&g->procs[pid].ctx->globals);
+    return slot < a->size && a->e[slot].state == SSTEP_SLOT_GLOBAL ? a->e[slot].size : SIZE_MAX;
+}
+
+static void pt_abort(struct sstep_ctx *ctx, int status)
+{
+    (void)ctx;
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+}
+
+const struct sstep_engine sstep_pthread_engine = {
+    .name = "pthread",
+    .machine_p = sstep_machine_p,
+    .hook = pt_hook,
+    .exec_begin = pt_exec_begin,
+    .exec_end = pt_exec_end,
+    .rehook = pt_rehook,
+    .sync = pt_sync,
+    .direct_get = pt_direct_get,
+    .remote_size = pt_remote_size,
+    .abort = pt_abort,
+};

@@ -1,0 +1,1 @@
+list(APPEND SSTEP_SOURCES ${CMAKE_CURRENT_LIST_DIR}/pthread_engine.c)
