@@ -11,8 +11,13 @@
 #ifndef LPF_CORE_H
 #define LPF_CORE_H
 
-#include <stddef.h>
-#include <limits.h>
+#ifdef __cplusplus
+# include <cstddef>
+# include <climits>
+#else
+# include <stddef.h>
+# include <limits.h>
+#endif
 
 /* symbol-visibility helpers (must compile with or without _LPFLIB_DLL) */
 #ifndef _LPFLIB_API

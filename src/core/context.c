@@ -62,8 +62,8 @@ static void slot_table_install(struct sstep_slot_table *t)
     t->retired = NULL;
     if (!t->pending) return;
     struct sstep_slot_array *cur = sstep_slots(t);
-    memcpy(t->pending->e, cur->e, (size_t)cur->size * sizeof(struct sstep_slot));
-    memcpy(t->pending_stack, t->free_stack, (size_t)t->nfree * sizeof(uint32_t));
+    if (cur->size) memcpy(t->pending->e, cur->e, (size_t)cur->size * sizeof(struct sstep_slot));
+    if (t->nfree) memcpy(t->pending_stack, t->free_stack, (size_t)t->nfree * sizeof(uint32_t));
     free(t->free_stack);
     t->free_stack = t->pending_stack;
     atomic_store_explicit(&t->arr, t->pending, memory_order_release);
@@ -242,20 +242,25 @@ void sstep_ctx_destroy(struct sstep_ctx *ctx)
  * this process (after the last barrier: nobody reads our state any more). */
 void sstep_ctx_end_superstep(struct sstep_ctx *ctx)
 {
-    sstep_queue_reset(ctx);
-    if (ctx->reg_pending != SIZE_MAX) {
-        ctx->reg_limit = ctx->reg_pending;
-        ctx->reg_pending = SIZE_MAX;
-    }
-    slot_table_install(&ctx->globals);
-    slot_table_install(&ctx->locals);
-    if (ctx->msg_pending != SIZE_MAX) {
-        ctx->q.limit = ctx->msg_pending;
-        ctx->msg_pending = SIZE_MAX;
+    if (ctx->q.n) sstep_queue_reset(ctx);
+    ctx->q.nuser = 0;
+    if (SSTEP_UNLIKELY(ctx->reg_pending != SIZE_MAX || ctx->msg_pending != SIZE_MAX
+                || ctx->globals.retired || ctx->locals.retired)) {
+        if (ctx->reg_pending != SIZE_MAX) {
+            ctx->reg_limit = ctx->reg_pending;
+            ctx->reg_pending = SIZE_MAX;
+        }
+        slot_table_install(&ctx->globals);
+        slot_table_install(&ctx->locals);
+        if (ctx->msg_pending != SIZE_MAX) {
+            ctx->q.limit = ctx->msg_pending;
+            ctx->msg_pending = SIZE_MAX;
+        }
     }
     ctx->superstep++;
     /* the arena of the superstep before last has been read by everyone */
-    sstep_arena_reset(&ctx->arena[ctx->superstep & 1]);
+    struct sstep_arena *a = &ctx->arena[ctx->superstep & 1];
+    if (a->head) sstep_arena_reset(a);
     ctx->pending_globals = 0;
 }
 

@@ -36,32 +36,35 @@
 #include <unistd.h>
 
 #define PT_LINE 128
-#define PT_GONE 1u
 
-#define F_PUT (1u << SSTEP_PUT)
-#define F_GET (1u << SSTEP_GET)
-#define F_MSG (1u << SSTEP_MSG)
+/* An arrival word: (episode << 8) | flags | gone. Each process has two, by
+ * episode parity, so a fast process arriving at episode e+1 cannot overwrite
+ * what a slow one still has to read of episode e. For small P all words
+ * share one or two cache lines: on this class of machine a barrier whose
+ * flags live in one line costs a fraction of one that moves a line per
+ * process. Beyond PT_PACKED_MAX processes each gets its own line. */
+#define PT_GONE ((uint64_t)1)
+#define F_PUT ((uint64_t)2 << SSTEP_PUT)
+#define F_GET ((uint64_t)2 << SSTEP_GET)
+#define F_MSG ((uint64_t)2 << SSTEP_MSG)
+#define F_CHECK ((uint64_t)1 << 5)    /* some process carries a check value */
+#define F_REHOOK ((uint64_t)1 << 6)   /* this episode is a rehook, not a sync */
+#define EP_SHIFT 8
+#define PT_PACKED_MAX 8
 
-/* core bits of the check value: the kind of collective operation */
-#define CHK_KIND_SHIFT 60
-#define CHK_SYNC ((uint64_t)0 << CHK_KIND_SHIFT)
-#define CHK_REHOOK ((uint64_t)1 << CHK_KIND_SHIFT)
-#define CHK_KIND_MASK ((uint64_t)0xf << CHK_KIND_SHIFT)
-
+/* per-process line: check values and what the process left with */
 struct pt_proc {
-    _Atomic uint64_t arrive;        /* (episode << 1) | gone */
-    _Atomic uint64_t flags[2];      /* by episode parity */
-    _Atomic uint64_t check[2];
+    _Atomic uint64_t check[2];      /* by episode parity */
     uint64_t episode;               /* owner only */
     struct sstep_ctx *ctx;          /* set before the first arrival */
     uint64_t final_syncs;           /* written before the gone bit */
     int final_failed;
 } __attribute__((aligned(PT_LINE)));
 
-_Static_assert(sizeof(struct pt_proc) == PT_LINE, "one line per process");
-
 struct pt_group {
     lpf_pid_t P;
+    unsigned stride;                  /* words between two processes' pairs */
+    _Atomic uint64_t *words;          /* arrival words, [P * stride] */
     _Atomic int refs;                 /* processes still using the group */
     _Atomic int gate;                 /* exec start gate: 0 wait, 1 go, 2 cancel */
     lpf_spmd_t spmd;                  /* what siblings run */
@@ -70,6 +73,11 @@ struct pt_group {
     struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
     struct pt_proc *procs;            /* [P] */
 };
+
+static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_t e)
+{
+    return &g->words[(size_t)q * g->stride + (e & 1)];
+}
 
 /* BSP processes alive in this program (for the spin-or-yield decision) */
 static _Atomic unsigned live_procs = 1;
@@ -98,28 +106,30 @@ static inline uint64_t now_ns(void)
 #define YIELD_NS 3000000ull  /* then yield the core this long */
 #define NAP_MAX_NS 200000L   /* then sleep, doubling up to this */
 
-/* Wait until `o` has arrived at episode e or is gone; returns its word. */
-static uint64_t pt_wait(struct pt_proc *o, uint64_t e)
+static inline int arrived(uint64_t w, uint64_t e)
 {
-    uint64_t w = atomic_load_explicit(&o->arrive, memory_order_acquire);
-    if ((w >> 1) >= e || (w & PT_GONE)) return w;
+    return (w >> EP_SHIFT) >= e || (w & PT_GONE);
+}
+
+/* Wait until the word shows episode e or the gone bit; returns the word. */
+static uint64_t pt_wait(_Atomic uint64_t *word, uint64_t e)
+{
+    uint64_t w = atomic_load_explicit(word, memory_order_acquire);
+    if (arrived(w, e)) return w;
     int spin = atomic_load_explicit(&live_procs, memory_order_relaxed) <= sstep_online_cores();
-    uint64_t t0 = 0;
+    uint64_t t0 = now_ns();
     if (spin) {
-        t0 = now_ns();
         for (unsigned i = 1;; ++i) {
             cpu_relax();
-            w = atomic_load_explicit(&o->arrive, memory_order_acquire);
-            if ((w >> 1) >= e || (w & PT_GONE)) return w;
+            w = atomic_load_explicit(word, memory_order_acquire);
+            if (arrived(w, e)) return w;
             if ((i & 255) == 0 && now_ns() - t0 > SPIN_NS) break;
         }
-    } else {
-        t0 = now_ns();
     }
     long nap = 1000;
     for (unsigned i = 1;; ++i) {
-        w = atomic_load_explicit(&o->arrive, memory_order_acquire);
-        if ((w >> 1) >= e || (w & PT_GONE)) return w;
+        w = atomic_load_explicit(word, memory_order_acquire);
+        if (arrived(w, e)) return w;
         if ((i & 63) || now_ns() - t0 < YIELD_NS) {
             sched_yield();
         } else {
@@ -130,50 +140,64 @@ static uint64_t pt_wait(struct pt_proc *o, uint64_t e)
     }
 }
 
-/* Barrier episode with flags and a check value. Returns 0, or -1 if a peer
- * left the section before arriving (the section has failed). */
-static int pt_barrier(struct pt_group *g, struct pt_proc *me, lpf_pid_t pid,
-        uint64_t flags, uint64_t check, uint64_t *or_flags,
-        struct sstep_sync_info *info)
+/* One barrier episode. `flags` travel with the arrival; *or_flags receives
+ * their OR over all processes. A non-zero check value is compared with
+ * everybody's (info records the first difference). Returns 0, or -1 if the
+ * section failed: a peer left before arriving, or some processes are in a
+ * rehook while others sync. Every process sees the same words, so every
+ * process takes the same decision. */
+static int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
+        uint64_t check, uint64_t *or_flags, struct sstep_sync_info *info)
 {
     const lpf_pid_t P = g->P;
+    struct pt_proc *me = &g->procs[pid];
     uint64_t e = ++me->episode;
     unsigned par = (unsigned)(e & 1);
-    atomic_store_explicit(&me->flags[par], flags, memory_order_relaxed);
-    atomic_store_explicit(&me->check[par], check, memory_order_relaxed);
-    atomic_store_explicit(&me->arrive, e << 1, memory_order_release);
-    uint64_t acc = flags;
-    int kind_mismatch = 0;
+    if (check) {
+        flags |= F_CHECK;
+        atomic_store_explicit(&me->check[par], check, memory_order_relaxed);
+    }
+    atomic_store_explicit(pt_word(g, pid, e), (e << EP_SHIFT) | flags, memory_order_release);
+    uint64_t all_or = flags, all_and = flags;
     for (lpf_pid_t k = 1; k < P; ++k) {
         lpf_pid_t q = pid + k;
         if (q >= P) q -= P;
-        struct pt_proc *o = &g->procs[q];
-        uint64_t w = atomic_load_explicit(&o->arrive, memory_order_acquire);
-        if (SSTEP_UNLIKELY((w >> 1) < e)) {
-            w = pt_wait(o, e);
-            if ((w >> 1) < e) return -1;   /* gone without arriving */
+        _Atomic uint64_t *word = pt_word(g, q, e);
+        uint64_t w = atomic_load_explicit(word, memory_order_acquire);
+        if (SSTEP_UNLIKELY((w >> EP_SHIFT) < e)) {
+            w = pt_wait(word, e);
+            if ((w >> EP_SHIFT) < e) return -1;   /* gone without arriving */
         }
-        acc |= atomic_load_explicit(&o->flags[par], memory_order_relaxed);
-        uint64_t c = atomic_load_explicit(&o->check[par], memory_order_relaxed);
-        if (SSTEP_UNLIKELY(c != check)) {
-            if ((c & CHK_KIND_MASK) != (check & CHK_KIND_MASK)) kind_mismatch = 1;
-            if (info && !info->mismatch) {
+        all_or |= w;
+        all_and &= w;
+    }
+    all_or &= 0xfe;
+    if (SSTEP_UNLIKELY((all_or ^ all_and) & F_REHOOK)) return -1;
+    if (SSTEP_UNLIKELY(all_or & F_CHECK) && info) {
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            uint64_t c = q == pid ? check
+                : (atomic_load_explicit(pt_word(g, q, e), memory_order_acquire) & F_CHECK)
+                    ? atomic_load_explicit(&g->procs[q].check[par], memory_order_relaxed) : 0;
+            if (c != check && !info->mismatch) {
                 info->mismatch = 1;
                 info->peer = q;
                 info->peer_check = c;
             }
         }
     }
-    *or_flags = acc;
-    return kind_mismatch ? -1 : 0;
+    *or_flags = all_or;
+    return 0;
 }
 
-/* Mark this process as having left the section (no more arrivals). */
-static void pt_leave(struct pt_proc *me, struct sstep_ctx *ctx)
+/* Mark this process as having left the section (it arrives nowhere any
+ * more): waiters for a later episode see the gone bit and fail. */
+static void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx)
 {
+    struct pt_proc *me = &g->procs[pid];
     me->final_syncs = ctx ? ctx->superstep : 0;
     me->final_failed = ctx ? ctx->failed : 1;
-    atomic_store_explicit(&me->arrive, (me->episode << 1) | PT_GONE, memory_order_release);
+    atomic_fetch_or_explicit(pt_word(g, pid, 0), PT_GONE, memory_order_release);
+    atomic_fetch_or_explicit(pt_word(g, pid, 1), PT_GONE, memory_order_release);
 }
 
 /* Wait until every process of the group has left; then the group's result:
@@ -182,10 +206,11 @@ static lpf_err_t pt_wait_all_gone(struct pt_group *g)
 {
     lpf_err_t rc = LPF_SUCCESS;
     for (lpf_pid_t q = 0; q < g->P; ++q) {
+        _Atomic uint64_t *word = pt_word(g, q, 1);
+        while (!(pt_wait(word, UINT64_MAX >> EP_SHIFT) & PT_GONE)) {}
+        /* the gone bit of the other word was set first */
+        (void)atomic_load_explicit(pt_word(g, q, 0), memory_order_acquire);
         struct pt_proc *o = &g->procs[q];
-        uint64_t w;
-        while (!((w = atomic_load_explicit(&o->arrive, memory_order_acquire)) & PT_GONE))
-            (void)pt_wait(o, UINT64_MAX >> 1);
         if (o->final_failed || o->final_syncs != g->procs[0].final_syncs) rc = LPF_ERR_FATAL;
     }
     return rc;
@@ -200,14 +225,19 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
     struct pt_group *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->P = P;
+    g->stride = P <= PT_PACKED_MAX ? 2 : PT_LINE / sizeof(uint64_t);
+    size_t wbytes = ((size_t)P * g->stride * sizeof(uint64_t) + PT_LINE - 1) / PT_LINE * PT_LINE;
+    g->words = aligned_alloc(PT_LINE, wbytes);
     g->procs = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_proc));
     g->threads = calloc(P, sizeof(pthread_t));
-    if (!g->procs || !g->threads) {
+    if (!g->words || !g->procs || !g->threads) {
+        free(g->words);
         free(g->procs);
         free(g->threads);
         free(g);
         return NULL;
     }
+    memset((void *)g->words, 0, wbytes);
     memset(g->procs, 0, (size_t)P * sizeof(struct pt_proc));
     atomic_store_explicit(&g->refs, (int)P, memory_order_relaxed);
     return g;
@@ -217,6 +247,7 @@ static void pt_group_free(struct pt_group *g)
 {
     if (!g) return;
     for (lpf_pid_t s = 0; s < g->P; ++s) sstep_ctx_destroy(g->procs[s].ctx);
+    free((void *)g->words);
     free(g->procs);
     free(g->threads);
     free(g);
@@ -285,11 +316,9 @@ static int do_msgs(struct sstep_ctx *me, struct sstep_ctx *src)
 static lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
 {
     struct pt_group *g = ctx->group;
-    struct pt_proc *me = &g->procs[ctx->pid];
     const lpf_pid_t P = g->P, pid = ctx->pid;
     uint64_t all;
-    uint64_t check = (info->check & ~CHK_KIND_MASK) | CHK_SYNC;
-    if (pt_barrier(g, me, pid, ctx->q.kinds, check, &all, info)) goto fail;
+    if (pt_barrier(g, pid, (uint64_t)ctx->q.kinds << 1, info->check, &all, info)) goto fail;
     ctx->inbox.n = ctx->inbox.next = 0;
     if (SSTEP_LIKELY(all == 0)) return LPF_SUCCESS;
 
@@ -301,7 +330,7 @@ static lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         }
         /* every get must have read its source before any put lands */
         uint64_t none;
-        if ((all & F_PUT) && pt_barrier(g, me, pid, 0, check, &none, NULL)) goto fail;
+        if ((all & F_PUT) && pt_barrier(g, pid, 0, 0, &none, NULL)) goto fail;
     }
     int oom = 0;
     if (all & (F_PUT | F_MSG)) {
@@ -314,7 +343,7 @@ static lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         }
     }
     uint64_t dummy;
-    if (pt_barrier(g, me, pid, 0, check, &dummy, NULL)) goto fail;
+    if (pt_barrier(g, pid, 0, 0, &dummy, NULL)) goto fail;
     if (oom) goto fail;
     return LPF_SUCCESS;
 fail:
@@ -322,7 +351,7 @@ fail:
      * peer left, or operations differ) or we already passed the last one.
      * Peers then see us gone at their next sync instead of waiting. */
     ctx->failed = 1;
-    pt_leave(me, ctx);
+    pt_leave(g, pid, ctx);
     return LPF_ERR_FATAL;
 }
 
@@ -340,7 +369,7 @@ static void *pt_sibling_main(void *arg)
         sched_yield();
     if (gate == 1) {
         g->spmd(ctx, ctx->pid, g->P, g->args);
-        pt_leave(me, ctx);
+        pt_leave(g, ctx->pid, ctx);
     }
     atomic_fetch_sub_explicit(&live_procs, 1, memory_order_relaxed);
     return NULL;
@@ -393,7 +422,7 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
 static lpf_err_t pt_exec_end(struct sstep_ctx *ctx0)
 {
     struct pt_group *g = ctx0->group;
-    pt_leave(&g->procs[0], ctx0);
+    pt_leave(g, 0, ctx0);
     for (lpf_pid_t s = 1; s < g->P; ++s) pthread_join(g->threads[s], NULL);
     lpf_err_t rc = pt_wait_all_gone(g);
     pt_group_free(g);
@@ -413,7 +442,7 @@ static lpf_err_t pt_run_hooked(struct pt_group *g, lpf_pid_t pid,
     struct sstep_ctx *ctx = sstep_ctx_create(pid, g->P, &sstep_pthread_engine, g);
     if (!ctx) {
         /* peers will see us gone at their first sync */
-        pt_leave(me, NULL);
+        pt_leave(g, pid, NULL);
         pt_wait_all_gone(g);
         pt_group_release(g);
         return LPF_ERR_FATAL;
@@ -423,7 +452,7 @@ static lpf_err_t pt_run_hooked(struct pt_group *g, lpf_pid_t pid,
     ctx->engine_proc = me;
     me->ctx = ctx;
     spmd(ctx, pid, g->P, args);
-    pt_leave(me, ctx);
+    pt_leave(g, pid, ctx);
     lpf_err_t rc = pt_wait_all_gone(g);
     pt_group_release(g);
     return rc;
@@ -432,15 +461,14 @@ static lpf_err_t pt_run_hooked(struct pt_group *g, lpf_pid_t pid,
 static lpf_err_t pt_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t args)
 {
     struct pt_group *g = ctx->group;
-    struct pt_proc *me = &g->procs[ctx->pid];
     if (ctx->pid == 0)
         atomic_store_explicit(&g->child, pt_group_new(g->P), memory_order_relaxed);
     uint64_t all;
-    if (pt_barrier(g, me, ctx->pid, 0, CHK_REHOOK, &all, NULL)) {
+    if (pt_barrier(g, ctx->pid, F_REHOOK, 0, &all, NULL)) {
         /* a peer left or did something else: the parent section failed */
         if (ctx->pid == 0) pt_group_free(atomic_load_explicit(&g->child, memory_order_relaxed));
         ctx->failed = 1;
-        pt_leave(me, ctx);
+        pt_leave(g, ctx->pid, ctx);
         return LPF_ERR_FATAL;
     }
     struct pt_group *child = atomic_load_explicit(&g->child, memory_order_relaxed);

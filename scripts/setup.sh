@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what Superstep needs to build and test, from Debian's packages:
+# a C/C++ toolchain, CMake + Ninja, GoogleTest, Open MPI (MPI engine),
+# hwloc (thread pinning), FFTW (FFT example), gnuplot (probe plots),
+# OpenMP comes with gcc. Safe to run again. Needs root (or sudo).
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev
+      libopenmpi-dev openmpi-bin libhwloc-dev libfftw3-dev gnuplot-nox python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "setup: installing ${missing[*]}"
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"

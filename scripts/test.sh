@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds Superstep and runs every test:
+#   1. release build: the whole suite, every engine that was built;
+#   2. ASan+UBSan build and 3. TSan build: the tests labelled 'sanitize'
+#      (a cross-section of every engine and layer).
+# Usage: scripts/test.sh [--quick]   (--quick: release build only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+jobs=${JOBS:-2}
+
+build() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+build build -DCMAKE_BUILD_TYPE=Release
+(cd build && ctest -j "$jobs" --output-on-failure --timeout 300)
+
+if [ "${1:-}" = "--quick" ]; then exit 0; fi
+
+build build-asan -DCMAKE_BUILD_TYPE=Debug -DSUPERSTEP_SANITIZE=address -DSUPERSTEP_BUILD_BENCH=OFF
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+   ctest -j "$jobs" -L sanitize --output-on-failure --timeout 300)
+
+build build-tsan -DCMAKE_BUILD_TYPE=Debug -DSUPERSTEP_SANITIZE=thread -DSUPERSTEP_BUILD_BENCH=OFF
+(cd build-tsan && TSAN_OPTIONS=halt_on_error=1 \
+   ctest -j "$jobs" -L sanitize --output-on-failure --timeout 300)
+echo "all tests passed"
