@@ -41,10 +41,32 @@ const int LPF_HAS_ABORT = 1;
 
 static const struct sstep_engine *_Atomic default_engine;
 
+/* engines compiled into this library, by the name SUPERSTEP_ENGINE uses */
+const struct sstep_engine *sstep_engine_by_name(const char *name)
+{
+    if (!name || !*name || strcmp(name, "pthread") == 0) return &sstep_pthread_engine;
+#ifdef SUPERSTEP_HAVE_MPI
+    if (strcmp(name, "mpi") == 0) return &sstep_mpi_engine;
+#endif
+    return NULL;
+}
+
+/* The engine new sections start on: set by an engine's start-up code (e.g.
+ * the MPI engine when launched under MPI), else SUPERSTEP_ENGINE, else the
+ * pthread engine. */
 const struct sstep_engine *sstep_default_engine(void)
 {
     const struct sstep_engine *e = atomic_load_explicit(&default_engine, memory_order_acquire);
-    return e ? e : &sstep_pthread_engine;
+    if (SSTEP_LIKELY(e != NULL)) return e;
+    const char *name = getenv("SUPERSTEP_ENGINE");
+    e = sstep_engine_by_name(name);
+    if (!e) {
+        sstep_warn("SUPERSTEP_ENGINE=%s is not an engine of this build; using pthread", name);
+        e = &sstep_pthread_engine;
+    }
+    const struct sstep_engine *expected = NULL;
+    atomic_compare_exchange_strong(&default_engine, &expected, e);
+    return atomic_load_explicit(&default_engine, memory_order_acquire);
 }
 
 void sstep_set_default_engine(const struct sstep_engine *e)

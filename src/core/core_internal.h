@@ -209,6 +209,10 @@ struct sstep_engine {
 /* ------------------------------------------------------------------ */
 
 SSTEP_HIDDEN extern const struct sstep_engine sstep_pthread_engine;
+#ifdef SUPERSTEP_HAVE_MPI
+SSTEP_HIDDEN extern const struct sstep_engine sstep_mpi_engine;
+#endif
+SSTEP_HIDDEN const struct sstep_engine *sstep_engine_by_name(const char *name);
 
 /* the engine new sections start on (selected at startup) */
 SSTEP_HIDDEN const struct sstep_engine *sstep_default_engine(void);

@@ -1,1 +1,0 @@
-list(APPEND SSTEP_SOURCES)
