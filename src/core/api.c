@@ -330,11 +330,47 @@ static inline void user_room(struct sstep_ctx *ctx, const char *prim)
     ctx->q.nuser++;
 }
 
-lpf_err_t lpf_put(lpf_t c, lpf_memslot_t src_slot, size_t src_offset,
-        lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset,
-        size_t size, lpf_msg_attr_t attr)
+/* Fast validity tests for the hot paths: no calls, no messages. When one
+ * fails, the cold path repeats the checks with full diagnostics. */
+static inline char *try_local(struct sstep_ctx *ctx, lpf_memslot_t h, size_t off, size_t size)
 {
-    (void)attr;
+    struct sstep_slot_table *t = (h & SSTEP_SLOT_LOCAL_BIT) ? &ctx->locals : &ctx->globals;
+    struct sstep_slot_array *a = atomic_load_explicit(&t->arr, memory_order_relaxed);
+    uint32_t idx = (uint32_t)h >> 1;
+    if (SSTEP_UNLIKELY(idx >= a->size)) return NULL;
+    const struct sstep_slot *e = &a->e[idx];
+    if (SSTEP_UNLIKELY(e->gen != (uint32_t)(h >> 32) || e->state == SSTEP_SLOT_FREE
+                || e->active_from > ctx->superstep || off > e->size || size > e->size - off))
+        return NULL;
+    return e->base + off;
+}
+
+static inline int try_remote(struct sstep_ctx *ctx, lpf_memslot_t h, uint32_t *idx_out)
+{
+    struct sstep_slot_array *a = atomic_load_explicit(&ctx->globals.arr, memory_order_relaxed);
+    uint32_t idx = (uint32_t)h >> 1;
+    if (SSTEP_UNLIKELY((h & SSTEP_SLOT_LOCAL_BIT) || idx >= a->size)) return 0;
+    const struct sstep_slot *e = &a->e[idx];
+    if (SSTEP_UNLIKELY(e->gen != (uint32_t)(h >> 32) || e->state != SSTEP_SLOT_GLOBAL
+                || e->active_from > ctx->superstep))
+        return 0;
+    *idx_out = idx;
+    return 1;
+}
+
+static inline struct sstep_ctx *fast_ctx(lpf_t c)
+{
+    if (SSTEP_UNLIKELY(c == (lpf_t)&root_marker)) return sstep_root_ctx();
+    struct sstep_ctx *x = (struct sstep_ctx *)c;
+    if (SSTEP_UNLIKELY(x == NULL || x->magic != SSTEP_CTX_MAGIC)) return NULL;
+    return x;
+}
+
+/* cold paths: every check with its message (one of them fails, or the
+ * request array must grow) */
+static __attribute__((noinline, cold)) lpf_err_t put_slow(lpf_t c, lpf_memslot_t src_slot,
+        size_t src_offset, lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset, size_t size)
+{
     struct sstep_ctx *ctx = ctx_of(c, "lpf_put");
     if (SSTEP_UNLIKELY(dst_pid >= ctx->nprocs))
         sstep_fatal(ctx, "lpf_put", "dst_pid %u is out of range (nprocs %u)", dst_pid, ctx->nprocs);
@@ -346,11 +382,9 @@ lpf_err_t lpf_put(lpf_t c, lpf_memslot_t src_slot, size_t src_offset,
     return LPF_SUCCESS;
 }
 
-lpf_err_t lpf_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
-        size_t src_offset, lpf_memslot_t dst_slot, size_t dst_offset,
-        size_t size, lpf_msg_attr_t attr)
+static __attribute__((noinline, cold)) lpf_err_t get_slow(lpf_t c, lpf_pid_t src_pid,
+        lpf_memslot_t src_slot, size_t src_offset, lpf_memslot_t dst_slot, size_t dst_offset, size_t size)
 {
-    (void)attr;
     struct sstep_ctx *ctx = ctx_of(c, "lpf_get");
     if (SSTEP_UNLIKELY(src_pid >= ctx->nprocs))
         sstep_fatal(ctx, "lpf_get", "src_pid %u is out of range (nprocs %u)", src_pid, ctx->nprocs);
@@ -360,6 +394,49 @@ lpf_err_t lpf_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
     user_room(ctx, "lpf_get");
     enqueue(ctx, SSTEP_GET, src_pid, dst, idx, src_offset, size);
     return LPF_SUCCESS;
+}
+
+/* room for a user request: under the capacity and inside the array */
+static inline int fast_room(const struct sstep_ctx *ctx)
+{
+    return ctx->q.nuser < ctx->q.limit && ctx->q.n < ctx->q.alloc && !ctx->failed;
+}
+
+lpf_err_t lpf_put(lpf_t c, lpf_memslot_t src_slot, size_t src_offset,
+        lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset,
+        size_t size, lpf_msg_attr_t attr)
+{
+    (void)attr;
+    struct sstep_ctx *ctx = fast_ctx(c);
+    char *src;
+    uint32_t idx;
+    if (SSTEP_LIKELY(ctx && dst_pid < ctx->nprocs
+                && (src = try_local(ctx, src_slot, src_offset, size)) != NULL
+                && try_remote(ctx, dst_slot, &idx) && fast_room(ctx))) {
+        ctx->q.nuser++;
+        enqueue(ctx, SSTEP_PUT, dst_pid, src, idx, dst_offset, size);
+        return LPF_SUCCESS;
+    }
+    return put_slow(c, src_slot, src_offset, dst_pid, dst_slot, dst_offset, size);
+}
+
+lpf_err_t lpf_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
+        size_t src_offset, lpf_memslot_t dst_slot, size_t dst_offset,
+        size_t size, lpf_msg_attr_t attr)
+{
+    (void)attr;
+    struct sstep_ctx *ctx = fast_ctx(c);
+    char *dst;
+    uint32_t idx;
+    if (SSTEP_LIKELY(ctx && src_pid < ctx->nprocs
+                && try_remote(ctx, src_slot, &idx)
+                && (dst = try_local(ctx, dst_slot, dst_offset, size)) != NULL
+                && fast_room(ctx))) {
+        ctx->q.nuser++;
+        enqueue(ctx, SSTEP_GET, src_pid, dst, idx, src_offset, size);
+        return LPF_SUCCESS;
+    }
+    return get_slow(c, src_pid, src_slot, src_offset, dst_slot, dst_offset, size);
 }
 
 /* ------------------------------------------------------------------ */

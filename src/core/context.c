@@ -204,6 +204,8 @@ struct sstep_ctx *sstep_ctx_create(lpf_pid_t pid, lpf_pid_t nprocs,
     ctx->pid = pid;
     ctx->nprocs = nprocs;
     ctx->free_p = 1;
+    ctx->cpu_lo = 0.0;
+    ctx->cpu_span = 1.0;
     ctx->engine = engine;
     ctx->group = group;
     ctx->reg_pending = SIZE_MAX;

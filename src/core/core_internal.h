@@ -151,6 +151,7 @@ struct sstep_ctx {
     void *engine_proc;      /* engine-private per-process state */
     int failed;             /* failure state (§5.7) */
     int in_hook;            /* started by hook/rehook: free_p == 1 */
+    double cpu_lo, cpu_span;/* slice of the machine's CPUs this process owns */
     uint64_t superstep;     /* number of completed syncs */
 
     struct sstep_slot_table globals;

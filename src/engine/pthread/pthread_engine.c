@@ -21,8 +21,7 @@
  * sleeps with a growing (bounded) nap, so more processes than cores stays
  * fast and idle waits do not burn a core.
  */
-#define _GNU_SOURCE
-#include "../../core/core_internal.h"
+#include "pthread_internal.h"
 
 #include <lpf/pthread.h>
 
@@ -71,6 +70,8 @@ struct pt_group {
     lpf_args_t args;                  /* siblings' args */
     pthread_t *threads;
     struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
+    int pinned0;                      /* exec: pid 0's affinity was changed */
+    cpu_set_t saved0;                 /* ... and is restored from this */
     struct pt_proc *procs;            /* [P] */
 };
 
@@ -385,6 +386,8 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
         struct sstep_ctx *c = sstep_ctx_create(s, P, &sstep_pthread_engine, g);
         if (!c) { pt_group_free(g); return LPF_ERR_OUT_OF_MEMORY; }
         c->free_p = F >= P ? sstep_share(F, P, s) : 1;
+        c->cpu_span = parent->cpu_span / P;
+        c->cpu_lo = parent->cpu_lo + parent->cpu_span * s / P;
         c->engine_proc = &g->procs[s];
         g->procs[s].ctx = c;
     }
@@ -401,6 +404,7 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
     int err = 0;
     atomic_fetch_add_explicit(&live_procs, P - 1, memory_order_relaxed);
     for (lpf_pid_t s = 1; s < P; ++s) {
+        pt_pin_attr(&attr, pt_cpu_for(g->procs[s].ctx->cpu_lo));
         err = pthread_create(&g->threads[s], &attr, pt_sibling_main, &g->procs[s]);
         if (err) break;
         started++;
@@ -414,6 +418,9 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
         pt_group_free(g);
         return LPF_ERR_OUT_OF_MEMORY;
     }
+    /* the caller runs pid 0 on the first CPU of the slice, until exec_end */
+    int cpu0 = pt_cpu_for(g->procs[0].ctx->cpu_lo);
+    g->pinned0 = cpu0 >= 0 && pt_pin_self(cpu0, &g->saved0) == 0;
     atomic_store_explicit(&g->gate, 1, memory_order_release);
     *ctx0 = g->procs[0].ctx;
     return LPF_SUCCESS;
@@ -424,6 +431,7 @@ static lpf_err_t pt_exec_end(struct sstep_ctx *ctx0)
     struct pt_group *g = ctx0->group;
     pt_leave(g, 0, ctx0);
     for (lpf_pid_t s = 1; s < g->P; ++s) pthread_join(g->threads[s], NULL);
+    if (g->pinned0) pt_unpin_self(&g->saved0);
     lpf_err_t rc = pt_wait_all_gone(g);
     pt_group_free(g);
     return rc;

@@ -1,1 +1,13 @@
-list(APPEND SSTEP_SOURCES ${CMAKE_CURRENT_LIST_DIR}/pthread_engine.c)
+list(APPEND SSTEP_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/pthread_engine.c
+  ${CMAKE_CURRENT_LIST_DIR}/affinity.c)
+# hwloc orders CPUs by topology for pinning (optional)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(HWLOC QUIET hwloc)
+endif()
+if(HWLOC_FOUND)
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/affinity.c PROPERTIES
+    COMPILE_DEFINITIONS SUPERSTEP_HAVE_HWLOC=1)
+  list(APPEND SSTEP_PRIVATE_LIBS ${HWLOC_LINK_LIBRARIES})
+endif()

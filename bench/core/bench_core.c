@@ -1,0 +1,343 @@
+/*
+ * bench_core: the LPF core's basic costs, each beside the machine's own
+ * limit measured in the same run. Prints one JSON object per line.
+ *
+ *   sync_empty     empty lpf_sync (median and min of batch means) vs an
+ *                  OpenMP barrier with the same number of threads
+ *   put_coarse     total exchange, one put per destination, block b per
+ *                  destination, vs p threads doing memcpy of b concurrently
+ *   get_coarse     the same with lpf_get
+ *   put_fine       total exchange of 8-byte puts, one put per word:
+ *                  nanoseconds per put, issue to arrival
+ *   memcpy         the memcpy baseline itself
+ *
+ * Usage: bench_core [-p P] [--quick] [--only NAME]
+ * Run with OMP_WAIT_POLICY=active for the barrier baseline (bench/run_core.sh
+ * does). Uses only public headers.
+ */
+#define _GNU_SOURCE
+#include <lpf/core.h>
+
+#include <omp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double minimum(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; ++i) if (v[i] < m) m = v[i];
+    return m;
+}
+
+struct config {
+    unsigned P;
+    int quick;
+    const char *only;
+};
+
+static struct config cfg = { 2, 0, NULL };
+
+static int want(const char *name)
+{
+    return cfg.only == NULL || strcmp(cfg.only, name) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Machine baselines                                                    */
+/* ------------------------------------------------------------------ */
+
+/* median seconds per OpenMP barrier, P threads */
+static double omp_barrier_time(unsigned P, int batches, int per_batch, double *min_out)
+{
+    double *t = malloc(sizeof(double) * (size_t)batches);
+    #pragma omp parallel num_threads((int)P)
+    {
+        for (int i = 0; i < 1000; ++i) {
+            #pragma omp barrier
+        }
+        for (int b = 0; b < batches; ++b) {
+            #pragma omp barrier
+            double t0 = now();
+            for (int i = 0; i < per_batch; ++i) {
+                #pragma omp barrier
+            }
+            if (omp_get_thread_num() == 0) t[b] = (now() - t0) / per_batch;
+        }
+    }
+    *min_out = minimum(t, batches);
+    double m = median(t, batches);
+    free(t);
+    return m;
+}
+
+/* median seconds for P threads each copying `bytes` concurrently (the
+ * slowest thread of each round counts). Plain pthreads: OpenMP threads with
+ * OMP_WAIT_POLICY=active keep spinning after a region and would steal cores
+ * from the measurements that follow. */
+struct copier {
+    pthread_barrier_t *bar;
+    size_t bytes;
+    int reps;
+    double *t;   /* [reps] per thread */
+};
+
+static void *copier_main(void *arg)
+{
+    struct copier *c = arg;
+    char *src = malloc(c->bytes), *dst = malloc(c->bytes);
+    memset(src, 1, c->bytes);
+    memset(dst, 2, c->bytes);
+    for (int r = -2; r < c->reps; ++r) {
+        pthread_barrier_wait(c->bar);
+        double t0 = now();
+        memcpy(dst, src, c->bytes);
+        if (r >= 0) c->t[r] = now() - t0;
+    }
+    free(src);
+    free(dst);
+    return NULL;
+}
+
+static double memcpy_time(unsigned P, size_t bytes, int reps)
+{
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, P);
+    struct copier *c = calloc(P, sizeof *c);
+    pthread_t *th = calloc(P, sizeof *th);
+    for (unsigned i = 0; i < P; ++i) {
+        c[i] = (struct copier){ &bar, bytes, reps, calloc((size_t)reps, sizeof(double)) };
+        if (i) pthread_create(&th[i], NULL, copier_main, &c[i]);
+    }
+    copier_main(&c[0]);
+    for (unsigned i = 1; i < P; ++i) pthread_join(th[i], NULL);
+    double *t = calloc((size_t)reps, sizeof(double));
+    for (int r = 0; r < reps; ++r)
+        for (unsigned i = 0; i < P; ++i) if (c[i].t[r] > t[r]) t[r] = c[i].t[r];
+    double m = median(t, reps);
+    for (unsigned i = 0; i < P; ++i) free(c[i].t);
+    free(c);
+    free(th);
+    free(t);
+    pthread_barrier_destroy(&bar);
+    return m;
+}
+
+/* ------------------------------------------------------------------ */
+/* LPF measurements                                                     */
+/* ------------------------------------------------------------------ */
+
+struct sync_result { double median, min; };
+
+static void spmd_sync(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    (void)p;
+    struct sync_result *out = args.output;
+    int batches = cfg.quick ? 20 : 200, per = cfg.quick ? 100 : 1000;
+    if (p > 4) per /= 20;
+    double *t = malloc(sizeof(double) * (size_t)batches);
+    for (int i = 0; i < 1000; ++i) lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    for (int b = 0; b < batches; ++b) {
+        double t0 = now();
+        for (int i = 0; i < per; ++i) lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        t[b] = (now() - t0) / per;
+    }
+    if (s == 0) {
+        out->min = minimum(t, batches);
+        out->median = median(t, batches);
+    }
+    free(t);
+}
+
+/* total exchange: block `b` bytes to every other process, by puts/gets of
+ * `word` bytes (word == b: one request per destination) */
+struct xchg_args {
+    size_t b, word;
+    int get;
+    int reps;
+    double seconds;   /* out: median seconds per superstep */
+};
+
+static void spmd_xchg(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    struct xchg_args *out = args.output;
+    /* only pid 0 has the input: the others fetch it */
+    struct xchg_args xa_local;
+    if (s == 0) memcpy(&xa_local, args.input, sizeof xa_local);
+    lpf_memslot_t xs;
+    lpf_resize_memory_register(ctx, 3);
+    lpf_resize_message_queue(ctx, 2 * p);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    lpf_register_global(ctx, &xa_local, sizeof xa_local, &xs);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    if (s != 0) lpf_get(ctx, 0, xs, 0, xs, 0, sizeof xa_local, LPF_MSG_DEFAULT);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    lpf_deregister(ctx, xs);
+    const struct xchg_args *xa = &xa_local;
+    const size_t b = xa->b, word = xa->word;
+    const size_t nwords = b / word;
+    char *src = malloc(b * p), *dst = malloc(b * p);
+    memset(src, (int)s + 1, b * p);
+    memset(dst, 0, b * p);
+    lpf_memslot_t ss, ds;
+    size_t nreq = (size_t)(p - 1) * nwords;
+    lpf_resize_message_queue(ctx, 2 * nreq + 2);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    lpf_register_global(ctx, src, b * p, &ss);
+    lpf_register_global(ctx, dst, b * p, &ds);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    double *t = malloc(sizeof(double) * (size_t)xa->reps);
+    for (int r = -2; r < xa->reps; ++r) {
+        double t0 = now();
+        if (!xa->get) {
+            /* round robin over destinations so every pair is busy */
+            for (size_t w = 0; w < nwords; ++w)
+                for (lpf_pid_t k = 1; k < p; ++k) {
+                    lpf_pid_t d = (s + k) % p;
+                    lpf_put(ctx, ss, d * b + w * word, d, ds, s * b + w * word, word,
+                            LPF_MSG_DEFAULT);
+                }
+        } else {
+            for (size_t w = 0; w < nwords; ++w)
+                for (lpf_pid_t k = 1; k < p; ++k) {
+                    lpf_pid_t q = (s + k) % p;
+                    lpf_get(ctx, q, ss, s * b + w * word, ds, q * b + w * word, word,
+                            LPF_MSG_DEFAULT);
+                }
+        }
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        if (r >= 0) t[r] = now() - t0;
+    }
+    /* verify */
+    int bad = 0;
+    for (lpf_pid_t q = 0; q < p; ++q)
+        if (q != s && (dst[q * b] != (char)(q + 1) || dst[q * b + b - 1] != (char)(q + 1))) bad = 1;
+    if (bad) fprintf(stderr, "bench_core: wrong data at process %u\n", s);
+    /* the slowest process defines the superstep: take pid 0's median after
+     * a max-reduction by write conflict is overkill; each superstep ends
+     * with a barrier, so all processes see nearly the same times */
+    if (s == 0) out->seconds = median(t, xa->reps);
+    lpf_deregister(ctx, ss);
+    lpf_deregister(ctx, ds);
+    free(t);
+    free(src);
+    free(dst);
+}
+
+static struct sync_result measure_sync(unsigned P)
+{
+    struct sync_result r;
+    lpf_args_t a = LPF_NO_ARGS;
+    a.output = &r;
+    a.output_size = sizeof r;
+    if (lpf_exec(LPF_ROOT, P, spmd_sync, a) != LPF_SUCCESS) {
+        fprintf(stderr, "lpf_exec failed\n");
+        exit(1);
+    }
+    return r;
+}
+
+/* printed last: the OpenMP baseline leaves spinning threads behind */
+static void print_sync(unsigned P, struct sync_result r)
+{
+    double omin, omed = omp_barrier_time(P, cfg.quick ? 20 : 200, P > 4 ? 50 : 1000, &omin);
+    printf("{\"bench\":\"sync_empty\",\"engine\":\"pthread\",\"p\":%u,"
+           "\"median_ns\":%.1f,\"min_ns\":%.1f,\"omp_barrier_median_ns\":%.1f,"
+           "\"omp_barrier_min_ns\":%.1f,\"ratio_to_omp\":%.3f}\n",
+           P, r.median * 1e9, r.min * 1e9, omed * 1e9, omin * 1e9, r.median / omed);
+    fflush(stdout);
+}
+
+static double run_xchg(unsigned P, size_t b, size_t word, int get, int reps)
+{
+    struct xchg_args xa = { b, word, get, reps, 0 };
+    lpf_args_t a = LPF_NO_ARGS;
+    a.input = &xa;
+    a.input_size = sizeof xa;
+    a.output = &xa;
+    a.output_size = sizeof xa;
+    if (lpf_exec(LPF_ROOT, P, spmd_xchg, a) != LPF_SUCCESS) {
+        fprintf(stderr, "lpf_exec failed\n");
+        exit(1);
+    }
+    return xa.seconds;
+}
+
+static void print_coarse(unsigned P, int get)
+{
+    const char *name = get ? "get_coarse" : "put_coarse";
+    size_t lo = 64, hi = cfg.quick ? ((size_t)1 << 20) : ((size_t)8 << 20);
+    for (size_t b = lo; b <= hi; b *= 4) {
+        int reps = b >= ((size_t)1 << 20) ? 30 : 200;
+        if (cfg.quick) reps /= 5;
+        double t = run_xchg(P, b, b, get, reps);
+        /* the destination copies (P-1) blocks of b: compare with P threads
+         * each copying (P-1)*b */
+        double m = memcpy_time(P, b * (P - 1), reps);
+        double h = (double)b * (P - 1);
+        printf("{\"bench\":\"%s\",\"engine\":\"pthread\",\"p\":%u,\"block_bytes\":%zu,"
+               "\"h_bytes\":%.0f,\"superstep_us\":%.3f,\"gbytes_per_s\":%.3f,"
+               "\"memcpy_us\":%.3f,\"memcpy_gbytes_per_s\":%.3f,\"ratio_to_memcpy\":%.3f}\n",
+               name, P, b, h, t * 1e6, h / t * 1e-9, m * 1e6, h / m * 1e-9, m / t);
+        fflush(stdout);
+    }
+}
+
+static void print_fine(unsigned P)
+{
+    size_t lo = 64, hi = cfg.quick ? ((size_t)1 << 18) : ((size_t)4 << 20);
+    for (size_t b = lo; b <= hi; b *= 8) {
+        int reps = b >= ((size_t)1 << 20) ? 10 : 50;
+        double t = run_xchg(P, b, 8, 0, reps);
+        double nputs = (double)(b / 8) * (P - 1);
+        printf("{\"bench\":\"put_fine\",\"engine\":\"pthread\",\"p\":%u,\"word_bytes\":8,"
+               "\"h_bytes\":%.0f,\"puts_per_process\":%.0f,\"superstep_us\":%.3f,"
+               "\"ns_per_put\":%.3f}\n", P, nputs * 8, nputs, t * 1e6, t / nputs * 1e9);
+        fflush(stdout);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "-p") && i + 1 < argc) cfg.P = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) cfg.quick = 1;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) cfg.only = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [-p P] [--quick] [--only sync_empty|put_coarse|get_coarse|put_fine]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (cfg.P < 1) cfg.P = 1;
+    /* let P exceed the core count (oversubscription is measured too) */
+    setenv("LPF_MAX_PROCS", "1024", 0);
+    struct sync_result sr = { 0, 0 };
+    if (want("sync_empty")) sr = measure_sync(cfg.P);
+    if (cfg.P > 1 && want("put_coarse")) print_coarse(cfg.P, 0);
+    if (cfg.P > 1 && want("get_coarse")) print_coarse(cfg.P, 1);
+    if (cfg.P > 1 && want("put_fine")) print_fine(cfg.P);
+    if (want("sync_empty")) print_sync(cfg.P, sr);
+    return 0;
+}
