@@ -106,13 +106,16 @@ struct sstep_peer_lists {
 };
 
 struct sstep_queue {
+    /* read by peers during a sync; written only when the array grows */
     struct sstep_req *reqs;
-    size_t n;          /* requests queued in this superstep */
-    size_t alloc;      /* allocated entries of reqs */
-    size_t limit;      /* user capacity in force (lpf_put/lpf_get) */
-    size_t nuser;      /* user requests issued (count against limit) */
     struct sstep_peer_lists *peers;  /* [nprocs] */
     lpf_pid_t *touched;   /* peers with a non-empty list */
+    size_t alloc;      /* allocated entries of reqs */
+    size_t limit;      /* user capacity in force (lpf_put/lpf_get) */
+    /* written on every request: its own cache line, so that peers reading
+     * the pointers above do not miss on it */
+    _Alignas(SSTEP_CACHELINE) size_t n;  /* requests queued in this superstep */
+    size_t nuser;      /* user requests issued (count against limit) */
     lpf_pid_t ntouched;
     unsigned kinds;       /* bit k set: some request of kind k queued */
 };
@@ -142,6 +145,7 @@ struct sstep_inbox {
 struct sstep_engine;
 
 struct sstep_ctx {
+    struct sstep_queue q;   /* first: its read-mostly part shares the context's first line */
     uint32_t magic;
     lpf_pid_t pid;
     lpf_pid_t nprocs;
@@ -161,7 +165,6 @@ struct sstep_ctx {
     size_t nregs;           /* live registrations */
     size_t msg_pending;     /* requested queue capacity (SIZE_MAX: none) */
 
-    struct sstep_queue q;
     struct sstep_arena arena[2];   /* by superstep parity */
     struct sstep_inbox inbox;
     size_t pending_globals; /* global (de)registrations this superstep */
