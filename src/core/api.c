@@ -488,6 +488,69 @@ lpf_err_t sstep_send(lpf_t c, lpf_pid_t dst_pid, const void *msg, size_t size)
     return LPF_SUCCESS;
 }
 
+/* Staging memory for the fast paths below: the arena's bump fast path,
+ * inline (same rounding as sstep_arena_alloc). */
+static inline char *stage_inline(struct sstep_ctx *ctx, size_t size)
+{
+    struct sstep_arena *a = &ctx->arena[ctx->superstep & 1];
+    const size_t align = sizeof(max_align_t);
+    size_t need = (size + align - 1) & ~(align - 1);
+    struct sstep_arena_block *b = a->head;
+    if (SSTEP_LIKELY(b && need >= size && need != 0 && b->cap - b->used >= need)) {
+        char *p = (char *)b->data + b->used;
+        b->used += need;
+        return p;
+    }
+    return sstep_arena_alloc(a, size ? size : 1);
+}
+
+/* Buffered put in one call (BSPlib's bsp_put): checks like sstep_put_ptr,
+ * queues the put and returns in *buf staging memory of `size` bytes that
+ * the caller fills before the next sync. */
+lpf_err_t sstep_put_buf(lpf_t c, lpf_pid_t dst_pid, lpf_memslot_t dst_slot,
+        size_t dst_off, size_t size, void **buf)
+{
+    struct sstep_ctx *ctx = fast_ctx(c);
+    uint32_t idx;
+    if (SSTEP_UNLIKELY(!ctx || dst_pid >= ctx->nprocs || !try_remote(ctx, dst_slot, &idx)
+                || ctx->failed || ctx->q.n >= ctx->q.alloc)) {
+        /* cold: full checks with messages, or the queue grows */
+        ctx = ctx_of(c, "put");
+        const char *name = ctx->put_name ? ctx->put_name : "lpf_put";
+        if (SSTEP_UNLIKELY(dst_pid >= ctx->nprocs))
+            sstep_fatal(ctx, name, "destination pid %u is out of range (nprocs %u)", dst_pid, ctx->nprocs);
+        idx = remote_slot(ctx, name, "destination slot", dst_slot);
+        if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+        if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
+    }
+    char *p = stage_inline(ctx, size);
+    if (SSTEP_UNLIKELY(p == NULL)) return LPF_ERR_OUT_OF_MEMORY;
+    enqueue(ctx, SSTEP_PUT, dst_pid, p, idx, dst_off, size);
+    *buf = p;
+    return LPF_SUCCESS;
+}
+
+/* Buffered message in one call: queues a message of `size` bytes for
+ * dst_pid and returns in *buf its staging memory, to be filled before the
+ * next sync. */
+lpf_err_t sstep_send_buf(lpf_t c, lpf_pid_t dst_pid, size_t size, void **buf)
+{
+    struct sstep_ctx *ctx = fast_ctx(c);
+    if (SSTEP_UNLIKELY(!ctx || dst_pid >= ctx->nprocs || ctx->failed
+                || ctx->q.n >= ctx->q.alloc)) {
+        ctx = ctx_of(c, "send");
+        if (SSTEP_UNLIKELY(dst_pid >= ctx->nprocs))
+            sstep_fatal(ctx, "send", "destination pid %u is out of range (nprocs %u)", dst_pid, ctx->nprocs);
+        if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+        if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
+    }
+    char *p = stage_inline(ctx, size);
+    if (SSTEP_UNLIKELY(p == NULL)) return LPF_ERR_OUT_OF_MEMORY;
+    enqueue(ctx, SSTEP_MSG, dst_pid, p, 0, 0, size);
+    *buf = p;
+    return LPF_SUCCESS;
+}
+
 const struct sstep_msg *sstep_inbox(lpf_t c, size_t *count)
 {
     struct sstep_ctx *ctx = ctx_of(c, "inbox");

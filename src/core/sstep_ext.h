@@ -64,6 +64,17 @@ void *sstep_stage(lpf_t ctx, size_t size);
  * dst_pid; after the next sync it is in dst_pid's inbox. */
 lpf_err_t sstep_send(lpf_t ctx, lpf_pid_t dst_pid, const void *msg, size_t size);
 
+/* Buffered put in one call (bsp_put): checks pid and slot like
+ * sstep_put_ptr, queues a put of `size` bytes and returns in *buf staging
+ * memory (as from sstep_stage) that the caller fills before the next sync. */
+lpf_err_t sstep_put_buf(lpf_t ctx, lpf_pid_t dst_pid, lpf_memslot_t dst_slot,
+        size_t dst_off, size_t size, void **buf);
+
+/* Buffered message in one call (bsp_send): queues a message of `size` bytes
+ * for dst_pid and returns in *buf its staging memory, to be filled before
+ * the next sync. */
+lpf_err_t sstep_send_buf(lpf_t ctx, lpf_pid_t dst_pid, size_t size, void **buf);
+
 /* Messages received at the last sync (valid until the next one). */
 struct sstep_msg {
     const char *data;
