@@ -16,18 +16,35 @@
 #include <string.h>
 #include <unistd.h>
 
-unsigned sstep_online_cores(void)
+/* The cores this program may use, counted once when the library is loaded:
+ * a later call from a thread that the engine has pinned to one core would
+ * otherwise see 1 (and make every barrier yield instead of spin). */
+static unsigned online_cores_cached;
+
+static unsigned count_online_cores(void)
 {
-    static unsigned cached;
-    unsigned c = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (c) return c;
+    unsigned c = 0;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) c = (unsigned)CPU_COUNT(&set);
     if (c == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         c = n > 0 ? (unsigned)n : 1;
     }
-    __atomic_store_n(&cached, c, __ATOMIC_RELAXED);
+    return c;
+}
+
+__attribute__((constructor)) static void init_online_cores(void)
+{
+    __atomic_store_n(&online_cores_cached, count_online_cores(), __ATOMIC_RELAXED);
+}
+
+unsigned sstep_online_cores(void)
+{
+    unsigned c = __atomic_load_n(&online_cores_cached, __ATOMIC_RELAXED);
+    if (SSTEP_UNLIKELY(c == 0)) {
+        c = count_online_cores();
+        __atomic_store_n(&online_cores_cached, c, __ATOMIC_RELAXED);
+    }
     return c;
 }
 
