@@ -208,24 +208,34 @@ static void spmd_xchg(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     lpf_register_global(ctx, src, b * p, &ss);
     lpf_register_global(ctx, dst, b * p, &ds);
     lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    /* peer k (k = 0..p-2) is (s+1+k) mod p; put: my block for it sits at
+     * soff in src and lands at doff in its dst; get: the mirror image */
+    lpf_pid_t *peer = malloc(sizeof *peer * p);
+    size_t *soff = malloc(sizeof *soff * p), *doff = malloc(sizeof *doff * p);
+    for (lpf_pid_t k = 0; k + 1 < p; ++k) {
+        peer[k] = (s + 1 + k) % p;
+        soff[k] = (size_t)peer[k] * b;
+        doff[k] = (size_t)s * b;
+    }
     double *t = malloc(sizeof(double) * (size_t)xa->reps);
     for (int r = -2; r < xa->reps; ++r) {
         double t0 = now();
         if (!xa->get) {
-            /* round robin over destinations so every pair is busy */
-            for (size_t w = 0; w < nwords; ++w)
-                for (lpf_pid_t k = 1; k < p; ++k) {
-                    lpf_pid_t d = (s + k) % p;
-                    lpf_put(ctx, ss, d * b + w * word, d, ds, s * b + w * word, word,
+            /* round robin over destinations so every pair is busy; offsets
+             * precomputed so the loop costs no more than the puts */
+            for (size_t w = 0; w < nwords; ++w) {
+                const size_t wo = w * word;
+                for (lpf_pid_t k = 0; k + 1 < p; ++k)
+                    lpf_put(ctx, ss, soff[k] + wo, peer[k], ds, doff[k] + wo, word,
                             LPF_MSG_DEFAULT);
-                }
+            }
         } else {
-            for (size_t w = 0; w < nwords; ++w)
-                for (lpf_pid_t k = 1; k < p; ++k) {
-                    lpf_pid_t q = (s + k) % p;
-                    lpf_get(ctx, q, ss, s * b + w * word, ds, q * b + w * word, word,
+            for (size_t w = 0; w < nwords; ++w) {
+                const size_t wo = w * word;
+                for (lpf_pid_t k = 0; k + 1 < p; ++k)
+                    lpf_get(ctx, peer[k], ss, doff[k] + wo, ds, soff[k] + wo, word,
                             LPF_MSG_DEFAULT);
-                }
+            }
         }
         lpf_sync(ctx, LPF_SYNC_DEFAULT);
         if (r >= 0) t[r] = now() - t0;
@@ -242,6 +252,9 @@ static void spmd_xchg(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     lpf_deregister(ctx, ss);
     lpf_deregister(ctx, ds);
     free(t);
+    free(peer);
+    free(soff);
+    free(doff);
     free(src);
     free(dst);
 }

@@ -1,25 +1,30 @@
 /*
  * The pthread engine: one POSIX thread per BSP process, shared memory.
  *
- * A sync is   barrier A  ->  [gets]  ->  [barrier]  ->  [puts, messages]  ->  barrier B
+ * A sync is   barrier A -> [gets] -> [barrier] -> [puts, messages] -> barrier B
  * where the bracketed steps happen only if some process queued requests of
  * that kind (the OR of all processes' flags travels with barrier A, so every
  * process takes the same decision). An empty sync is one barrier.
  *
- * Each process executes the requests that *write into its own memory*: the
- * gets it issued (reading the source process's memory) and the puts others
- * issued to it (reading their source memory). One thread applies all writes
- * to a process's memory, one request after another, so overlapping writes
- * are serialised whole. Gets run before any put (BSPlib's rule).
+ * Gets are pulled: the issuer reads the source process's memory and writes
+ * its own. Puts are pushed: the issuer writes its batch into the destination
+ * while holding the destination's lock, so its request records never leave
+ * its cache (only the payload crosses cores) and the batches of different
+ * sources to one destination take turns: overlapping writes leave the result
+ * of one serialisation of whole requests. All gets finish before any put
+ * starts (BSPlib's rule: a get sees the value from before the superstep's
+ * puts, and a put wins over a get writing the same bytes). Messages are
+ * collected by their receiver.
  *
- * The barrier: every process owns a 128-byte line holding its arrival
- * counter, flags and check value; it publishes its arrival there and reads
- * everybody else's line. All processes therefore see the same flags and
+ * The barrier: every process publishes its arrival (episode, flags) in a word
+ * of a shared array (all words in one or two cache lines for small P) and
+ * reads everybody else's. All processes therefore see the same flags and
  * checks and decide alike, and a process that has left the section (gone
  * bit) is seen by everyone waiting for it: sync returns LPF_ERR_FATAL
  * instead of hanging. Waiting spins briefly, then yields the core, then
  * sleeps with a growing (bounded) nap, so more processes than cores stays
- * fast and idle waits do not burn a core.
+ * fast and idle waits do not burn a core. Processes are pinned to their
+ * slice of the CPUs (affinity.c).
  */
 #include "pthread_internal.h"
 
@@ -70,6 +75,8 @@ struct pt_group {
     lpf_args_t args;                  /* siblings' args */
     pthread_t *threads;
     struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
+    _Atomic int *locks;               /* per destination, one line each: push phase */
+    lpf_pid_t *pend;                  /* [P][P] scratch for the push phase */
     int pinned0;                      /* exec: pid 0's affinity was changed */
     cpu_set_t saved0;                 /* ... and is restored from this */
     struct pt_proc *procs;            /* [P] */
@@ -231,7 +238,11 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
     g->words = aligned_alloc(PT_LINE, wbytes);
     g->procs = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_proc));
     g->threads = calloc(P, sizeof(pthread_t));
-    if (!g->words || !g->procs || !g->threads) {
+    g->locks = aligned_alloc(PT_LINE, (size_t)P * PT_LINE);
+    g->pend = malloc((size_t)P * P * sizeof(lpf_pid_t));
+    if (!g->words || !g->procs || !g->threads || !g->locks || !g->pend) {
+        free((void *)g->locks);
+        free(g->pend);
         free(g->words);
         free(g->procs);
         free(g->threads);
@@ -239,6 +250,7 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
         return NULL;
     }
     memset((void *)g->words, 0, wbytes);
+    memset((void *)g->locks, 0, (size_t)P * PT_LINE);
     memset(g->procs, 0, (size_t)P * sizeof(struct pt_proc));
     atomic_store_explicit(&g->refs, (int)P, memory_order_relaxed);
     return g;
@@ -249,6 +261,8 @@ static void pt_group_free(struct pt_group *g)
     if (!g) return;
     for (lpf_pid_t s = 0; s < g->P; ++s) sstep_ctx_destroy(g->procs[s].ctx);
     free((void *)g->words);
+    free((void *)g->locks);
+    free(g->pend);
     free(g->procs);
     free(g->threads);
     free(g);
@@ -281,20 +295,65 @@ static void do_gets(struct sstep_ctx *me, struct sstep_ctx *src)
     }
 }
 
-/* Execute the puts `src` issued to `me`: read src's memory, write ours. */
-static void do_puts(struct sstep_ctx *me, struct sstep_ctx *src)
+/* Apply the puts `me` issued to `dst`, writing dst's memory directly. The
+ * caller holds dst's lock, so batches of different sources to one
+ * destination are serialised whole. */
+static void push_puts(struct sstep_ctx *me, struct sstep_ctx *dst)
 {
-    const struct sstep_queue *q = &src->q;
+    const struct sstep_queue *q = &me->q;
     const struct sstep_req *reqs = q->reqs;
-    struct sstep_slot_array *a = sstep_slots(&me->globals);
-    for (uint32_t i = q->peers[me->pid].head[SSTEP_PUT]; i != SSTEP_NIL; i = reqs[i].next) {
+    struct sstep_slot_array *a = sstep_slots(&dst->globals);
+    for (uint32_t i = q->peers[dst->pid].head[SSTEP_PUT]; i != SSTEP_NIL; i = reqs[i].next) {
         const struct sstep_req *r = &reqs[i];
         const struct sstep_slot *e = r->slot < a->size ? &a->e[r->slot] : NULL;
         if (SSTEP_UNLIKELY(!e || e->state != SSTEP_SLOT_GLOBAL
                     || r->off > e->size || r->size > e->size - r->off))
-            sstep_remote_range_error(me, src->put_name ? src->put_name : "lpf_put",
-                    src->pid, r->slot, r->off, r->size);
+            sstep_remote_range_error(dst, me->put_name ? me->put_name : "lpf_put",
+                    me->pid, r->slot, r->off, r->size);
         sstep_copy(e->base + r->off, r->local, r->size);
+    }
+}
+
+static inline int pt_trylock(struct pt_group *g, lpf_pid_t d)
+{
+    _Atomic int *l = &g->locks[(size_t)d * (PT_LINE / sizeof(int))];
+    return atomic_load_explicit(l, memory_order_relaxed) == 0
+        && atomic_exchange_explicit(l, 1, memory_order_acquire) == 0;
+}
+
+static inline void pt_unlock(struct pt_group *g, lpf_pid_t d)
+{
+    atomic_store_explicit(&g->locks[(size_t)d * (PT_LINE / sizeof(int))], 0, memory_order_release);
+}
+
+/* Push phase: every process writes its own puts into their destinations.
+ * The requests stay in the issuer's cache (only the payload crosses cores);
+ * a destination's lock makes concurrent writers take turns, a busy
+ * destination is skipped and retried. */
+static void do_push(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t *pend)
+{
+    const struct sstep_queue *q = &me->q;
+    lpf_pid_t n = 0;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        lpf_pid_t d = q->touched[i];
+        if (q->peers[d].head[SSTEP_PUT] != SSTEP_NIL) pend[n++] = d;
+    }
+    int yield = atomic_load_explicit(&live_procs, memory_order_relaxed) > sstep_online_cores();
+    while (n) {
+        for (lpf_pid_t i = 0; i < n;) {
+            lpf_pid_t d = pend[i];
+            if (pt_trylock(g, d)) {
+                push_puts(me, g->procs[d].ctx);
+                pt_unlock(g, d);
+                pend[i] = pend[--n];
+            } else {
+                ++i;
+            }
+        }
+        if (n) {
+            if (yield) sched_yield();
+            else cpu_relax();
+        }
     }
 }
 
@@ -334,13 +393,12 @@ static lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         if ((all & F_PUT) && pt_barrier(g, pid, 0, 0, &none, NULL)) goto fail;
     }
     int oom = 0;
-    if (all & (F_PUT | F_MSG)) {
+    if (ctx->q.kinds & (1u << SSTEP_PUT)) do_push(g, ctx, g->pend + (size_t)pid * P);
+    if (all & F_MSG) {
         for (lpf_pid_t k = 0; k < P; ++k) {
             lpf_pid_t s = pid + 1 + k;
             while (s >= P) s -= P;
-            struct sstep_ctx *src = g->procs[s].ctx;
-            if (all & F_PUT) do_puts(ctx, src);
-            if (all & F_MSG) oom |= do_msgs(ctx, src);
+            oom |= do_msgs(ctx, g->procs[s].ctx);
         }
     }
     uint64_t dummy;
