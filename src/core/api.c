@@ -205,7 +205,11 @@ static lpf_err_t do_register(lpf_t c, void *pointer, size_t size,
     struct sstep_slot *e = &a->e[idx];
     uint32_t gen = e->gen + 1;
     if (gen == 0 || gen == UINT32_MAX) gen = 1;
-    e->base = (char *)pointer;
+    /* A zero-size registration may pass NULL. Keep a non-NULL base so that
+     * resolving its (empty) area never returns the NULL that
+     * sstep_resolve_global uses for "invalid"; no byte of it is accessed. */
+    static char zero_size_area;
+    e->base = pointer ? (char *)pointer : &zero_size_area;
     e->size = size;
     e->gen = gen;
     e->active_from = local ? 0 : ctx->superstep + 1;
