@@ -1,0 +1,272 @@
+// Superstep's decision on programming errors (§5.7, §5.5) and lpf_abort
+// (items 75, 76): each case of lpf_misuse commits one mistake; the program
+// must end with exit status 6 after printing ONE line that names the
+// primitive, the process and the values. lpf_abort ends the program with
+// status 6 and does not return.
+//
+// The cases run as subprocesses (no gtest death tests: they fork a
+// multi-threaded process, and a distributed engine needs a launcher). Set
+// SUPERSTEP_TEST_LAUNCHER (e.g. "mpirun -np 2") to start them through a
+// launcher. A hang fails the case after a timeout.
+#include "lpf_test.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef LPF_MISUSE_BIN
+# error "LPF_MISUSE_BIN must name the lpf_misuse program"
+#endif
+
+extern char **environ;
+
+namespace {
+
+struct ChildResult {
+    bool started = false;
+    bool timed_out = false;
+    int status = 0;
+    std::string out, err;
+};
+
+std::vector<std::string> split(const std::string &s)
+{
+    std::istringstream in(s);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    return words;
+}
+
+// Run argv (through the launcher, if any) and capture stdout and stderr;
+// kill the process group after timeout_s seconds.
+ChildResult run_child(std::vector<std::string> argv, int timeout_s)
+{
+    ChildResult r;
+    if (const char *l = std::getenv("SUPERSTEP_TEST_LAUNCHER")) {
+        std::vector<std::string> full = split(l);
+        full.insert(full.end(), argv.begin(), argv.end());
+        argv = full;
+    }
+    int outp[2], errp[2];
+    if (pipe2(outp, O_CLOEXEC) != 0) return r;
+    if (pipe2(errp, O_CLOEXEC) != 0) {
+        close(outp[0]);
+        close(outp[1]);
+        return r;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
+    std::vector<char *> cargv;
+    for (auto &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
+    cargv.push_back(nullptr);
+    pid_t pid = -1;
+    int rc = posix_spawnp(&pid, cargv[0], &fa, &at, cargv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(outp[1]);
+    close(errp[1]);
+    if (rc != 0) {
+        close(outp[0]);
+        close(errp[0]);
+        r.err = "posix_spawn failed";
+        return r;
+    }
+    r.started = true;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    struct pollfd fds[2] = { { outp[0], POLLIN, 0 }, { errp[0], POLLIN, 0 } };
+    std::string *sinks[2] = { &r.out, &r.err };
+    int open_fds = 2;
+    while (open_fds > 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) {
+            r.timed_out = true;
+            kill(-pid, SIGKILL);
+            break;
+        }
+        int n = poll(fds, 2, int(left));
+        if (n < 0) continue;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            char buf[4096];
+            ssize_t got = read(fds[i].fd, buf, sizeof buf);
+            if (got > 0) {
+                sinks[i]->append(buf, size_t(got));
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    for (auto &f : fds)
+        if (f.fd >= 0) close(f.fd);
+    waitpid(pid, &r.status, 0);
+    return r;
+}
+
+std::vector<std::string> lines_of(const std::string &s)
+{
+    std::vector<std::string> v;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);)
+        if (!l.empty()) v.push_back(l);
+    return v;
+}
+
+struct Case {
+    const char *name;
+    const char *regex;   // nullptr: lpf_abort, no message expected
+    bool pthread_only;
+};
+
+// The message each mistake must produce (searched in the one line).
+const Case kCases[] = {
+    // pid >= p
+    { "put_dst_pid", R"(lpf_put \(process 1 of 2\): dst_pid 7 is out of range \(nprocs 2\))", false },
+    { "put_dst_pid_max", R"(lpf_put \(process 1 of 2\): dst_pid 4294967295 is out of range)", false },
+    { "get_src_pid", R"(lpf_get \(process 1 of 2\): src_pid 2 is out of range \(nprocs 2\))", false },
+    { "root_put_dst_pid", R"(lpf_put \(process 0 of 1\): dst_pid 1 is out of range \(nprocs 1\))", false },
+    // unknown, invalid and stale slots
+    { "put_unknown_dst", R"(lpf_put \(process 1 of 2\): dst_slot 0x500000050 is not a memory slot)", false },
+    { "put_unknown_src", R"(lpf_put \(process 1 of 2\): src_slot 0x500000051 is not a memory slot)", false },
+    { "get_unknown_src", R"(lpf_get \(process 1 of 2\): src_slot 0x500000050 is not a memory slot)", false },
+    { "put_invalid_dst", R"(lpf_put \(process 1 of 2\): dst_slot is LPF_INVALID_MEMSLOT)", false },
+    { "put_invalid_src", R"(lpf_put \(process 1 of 2\): src_slot is LPF_INVALID_MEMSLOT)", false },
+    { "put_stale_dst", R"(lpf_put \(process 1 of 2\): dst_slot 0x[0-9a-f]+ was deregistered \(stale slot\))", false },
+    { "put_stale_reused", R"(lpf_put \(process 1 of 2\): dst_slot 0x[0-9a-f]+ was deregistered \(stale slot\))", false },
+    { "get_stale_src", R"(lpf_get \(process 1 of 2\): src_slot 0x[0-9a-f]+ was deregistered \(stale slot\))", false },
+    { "put_stale_src", R"(lpf_put \(process 1 of 2\): src_slot 0x[0-9a-f]+ was deregistered \(stale slot\))", false },
+    { "get_stale_dst", R"(lpf_get \(process 1 of 2\): dst_slot 0x[0-9a-f]+ was deregistered \(stale slot\))", false },
+    { "deregister_twice", R"(lpf_deregister \(process 1 of 2\): memslot 0x[0-9a-f]+ was deregistered \(stale slot\))", false },
+    { "deregister_invalid", R"(lpf_deregister \(process 1 of 2\): memslot is LPF_INVALID_MEMSLOT)", false },
+    { "deregister_unknown", R"(lpf_deregister \(process 1 of 2\): memslot 0x500000050 is not a memory slot)", false },
+    // local slot where a global one is needed
+    { "put_local_dst", R"(lpf_put \(process 1 of 2\): dst_slot 0x[0-9a-f]+ is a local slot)", false },
+    { "get_local_src", R"(lpf_get \(process 1 of 2\): src_slot 0x[0-9a-f]+ is a local slot)", false },
+    // global slot used in the superstep it was registered in
+    { "put_new_global_dst", R"(lpf_put \(process 1 of 2\): dst_slot 0x[0-9a-f]+ was registered in this superstep)", false },
+    { "get_new_global_src", R"(lpf_get \(process 1 of 2\): src_slot 0x[0-9a-f]+ was registered in this superstep)", false },
+    { "put_new_global_src", R"(lpf_put \(process 1 of 2\): src_slot 0x[0-9a-f]+ is a global slot registered in this superstep)", false },
+    { "get_new_global_dst", R"(lpf_get \(process 1 of 2\): dst_slot 0x[0-9a-f]+ is a global slot registered in this superstep)", false },
+    // offset + size past the local area, or overflowing
+    { "put_src_range", R"(lpf_put \(process 1 of 2\): src_slot: offset 4 \+ size 8 exceeds the 8 registered bytes)", false },
+    { "put_src_overflow", R"(lpf_put \(process 1 of 2\): src_slot: offset 18446744073709551615 \+ size 2 exceeds the 8 registered bytes)", false },
+    { "put_src_size_overflow", R"(lpf_put \(process 1 of 2\): src_slot: offset 4 \+ size 18446744073709551614 exceeds the 8 registered bytes)", false },
+    { "get_dst_range", R"(lpf_get \(process 1 of 2\): dst_slot: offset 1 \+ size 8 exceeds the 8 registered bytes)", false },
+    { "get_dst_overflow", R"(lpf_get \(process 1 of 2\): dst_slot: offset 2 \+ size 18446744073709551614 exceeds the 8 registered bytes)", false },
+    // offset + size past the remote area: found at the sync, names the issuer
+    { "put_remote_range", R"(lpf_put \(process 0 of 2\): request issued by process 1: offset 4 \+ size 8 exceeds the 8 bytes that process 0 registered)", false },
+    { "put_remote_smaller", R"(lpf_put \(process 0 of 2\): request issued by process 1: offset 0 \+ size 8 exceeds the 4 bytes that process 0 registered)", false },
+    { "put_remote_overflow", R"(lpf_put \(process 0 of 2\): request issued by process 1: offset 18446744073709551612 \+ size 8 exceeds the 8 bytes that process 0 registered)", false },
+    { "put_remote_zero_slot", R"(lpf_put \(process 0 of 2\): request issued by process 1: offset 0 \+ size 1 exceeds the 0 bytes that process 0 registered)", false },
+    { "get_remote_range", R"(lpf_get \(process [01] of 2\): request issued by process 1: offset 8 \+ size 8 exceeds the 8 bytes that process 0 registered)", false },
+    { "get_remote_overflow", R"(lpf_get \(process [01] of 2\): request issued by process 1: offset 18446744073709551615 \+ size 1 exceeds the 8 bytes that process 0 registered)", false },
+    { "put_remote_range_solo", R"(lpf_put \(process 0 of 1\): request issued by process 0: offset 4 \+ size 8 exceeds the 8 bytes that process 0 registered)", false },
+    { "get_remote_range_solo", R"(lpf_get \(process 0 of 1\): request issued by process 0: offset 1 \+ size 8 exceeds the 8 bytes that process 0 registered)", false },
+    // more registrations than the capacity
+    { "register_over_capacity", R"(lpf_register_global \(process 1 of 2\): memory register capacity exceeded: 1 registrations live, capacity 1)", false },
+    { "register_local_no_capacity", R"(lpf_register_local \(process 1 of 2\): memory register capacity exceeded: 0 registrations live, capacity 0)", false },
+    { "register_before_sync", R"(lpf_register_global \(process 1 of 2\): memory register capacity exceeded: 0 registrations live, capacity 0)", false },
+    { "register_after_shrink", R"(lpf_register_local \(process 1 of 2\): memory register capacity exceeded: 1 registrations live, capacity 1)", false },
+    { "rehook_fresh_register", R"(lpf_register_global \(process 1 of 2\): memory register capacity exceeded: 0 registrations live, capacity 0)", false },
+    // more requests than the capacity
+    { "put_over_queue", R"(lpf_put \(process 1 of 2\): message queue capacity exceeded: 1 requests issued in this superstep, capacity 1)", false },
+    { "get_over_queue", R"(lpf_get \(process 1 of 2\): message queue capacity exceeded: 1 requests issued in this superstep, capacity 1)", false },
+    { "put_no_queue", R"(lpf_put \(process 1 of 2\): message queue capacity exceeded: 0 requests issued in this superstep, capacity 0)", false },
+    { "put_after_queue_shrink", R"(lpf_put \(process 1 of 2\): message queue capacity exceeded: 0 requests issued in this superstep, capacity 0)", false },
+    { "rehook_fresh_put", R"(lpf_put \(process 1 of 2\): message queue capacity exceeded: 0 requests issued in this superstep, capacity 0)", false },
+    // NULL pointers
+    { "register_null_memslot", R"(lpf_register_global \(process 1 of 2\): memslot is NULL)", false },
+    { "register_local_null_memslot", R"(lpf_register_local \(process 1 of 2\): memslot is NULL)", false },
+    { "register_null_pointer", R"(lpf_register_local \(process 1 of 2\): pointer is NULL but size is 8)", false },
+    { "exec_null_spmd", R"(lpf_exec \(process 0 of 1\): spmd is NULL)", false },
+    { "nested_exec_null_spmd", R"(lpf_exec \(process 1 of 2\): spmd is NULL)", false },
+    { "rehook_null_spmd", R"(lpf_rehook \(process 1 of 2\): spmd is NULL)", false },
+    { "hook_null_spmd", R"(lpf_hook\b.*: spmd is NULL)", true },
+    { "exec_null_input", R"(lpf_exec \(process 0 of 1\): args.input is NULL but input_size is 4)", false },
+    { "exec_null_output", R"(lpf_exec \(process 0 of 1\): args.output is NULL but output_size is 4)", false },
+    { "exec_null_fsymbols", R"(lpf_exec \(process 0 of 1\): args.f_symbols is NULL but f_size is 1)", false },
+    { "exec_p_zero", R"(lpf_exec \(process 0 of 1\): P is 0)", false },
+    { "probe_null", R"(lpf_probe \(process 1 of 2\): params is NULL)", false },
+    { "sync_none_ctx", R"(lpf_sync\b.*: invalid context)", false },
+    { "put_none_ctx", R"(lpf_put\b.*: invalid context)", false },
+    // lpf_abort (items 75, 76)
+    { "abort_root", nullptr, false },
+    { "abort_section", nullptr, false },
+    { "abort_pid0", nullptr, false },
+    { "abort_busy", nullptr, false },
+    { "abort_nested", nullptr, false },
+    { "abort_hook", nullptr, true },
+};
+
+// test names show the case, not its bytes
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
+class Misuse : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Misuse, EndsWithStatus6AndOneLine)
+{
+    const Case &c = GetParam();
+    if (c.pthread_only && !sstest::shared_memory_engine())
+        GTEST_SKIP() << "uses lpf_pthread_initialize";
+    ChildResult r = run_child({ LPF_MISUSE_BIN, c.name }, 60);
+    ASSERT_TRUE(r.started) << r.err;
+    ASSERT_FALSE(r.timed_out) << "the program hung; stderr: " << r.err << " stdout: " << r.out;
+    EXPECT_EQ(std::string::npos, r.out.find("NOT DETECTED")) << r.out;
+    EXPECT_EQ(std::string::npos, r.out.find("lpf_abort returned")) << r.out;
+    ASSERT_TRUE(WIFEXITED(r.status)) << "ended by signal " << (WIFSIGNALED(r.status) ? WTERMSIG(r.status) : 0)
+                                     << "; stderr: " << r.err;
+    EXPECT_EQ(6, WEXITSTATUS(r.status)) << "stderr: " << r.err << " stdout: " << r.out;
+    const std::vector<std::string> lines = lines_of(r.err);
+    if (c.regex == nullptr) {
+        // lpf_abort prints nothing of its own
+        EXPECT_TRUE(lines.empty()) << r.err;
+        return;
+    }
+    ASSERT_EQ(1u, lines.size()) << "expected exactly one line on stderr, got:\n" << r.err;
+    EXPECT_EQ(0u, lines[0].rfind("superstep: ", 0)) << lines[0];
+    EXPECT_TRUE(std::regex_search(lines[0], std::regex(c.regex)))
+            << "line:     " << lines[0] << "\nexpected: " << c.regex;
+}
+
+INSTANTIATE_TEST_SUITE_P(Case, Misuse, ::testing::ValuesIn(kCases),
+        [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.name); });
+
+// Every case of the program has an expectation here, and vice versa.
+TEST(MisuseProgram, ListMatchesTable)
+{
+    ChildResult r = run_child({ LPF_MISUSE_BIN, "--list" }, 60);
+    ASSERT_TRUE(r.started);
+    ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.err;
+    std::set<std::string> listed, table;
+    for (auto &l : lines_of(r.out)) listed.insert(l);
+    for (const Case &c : kCases) table.insert(c.name);
+    EXPECT_EQ(table, listed);
+}
+
+TEST(MisuseProgram, UnknownCase)
+{
+    ChildResult r = run_child({ LPF_MISUSE_BIN, "no_such_case" }, 60);
+    ASSERT_TRUE(r.started);
+    EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2);
+}
+
+} // namespace
