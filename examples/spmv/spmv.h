@@ -1,0 +1,117 @@
+/*
+ * BSP sparse matrix-vector multiplication y = A x with a 2D distribution
+ * (MulticoreBSP for C paper, Sect. 3.2; Bisseling, Parallel Scientific
+ * Computation, Ch. 4).
+ *
+ * Every nonzero a_ij and every vector component x_j, y_i has an owner (an
+ * sp_part: any assignment works, e.g. from sp_partition). Process s keeps
+ * its nonzeros in local CRS form over its local rows and columns; its local
+ * x holds the owned x_j first and then the "ghost" x_j it needs from other
+ * processes; its local y holds the owned y_i first and then partial sums
+ * for rows owned elsewhere. Consecutive ghosts with the same owner form one
+ * range, so fan-in and fan-out move ranges, not single elements.
+ *
+ * Two multiplication algorithms:
+ *   SPMV_GETPUT  three supersteps, plain BSPlib: fan-in with bsp_get; sync;
+ *                local SpMV and fan-out with bsp_put into a receive buffer
+ *                slot per contribution; sync; add the contributions.
+ *   SPMV_HP      two supersteps, Algorithm 5 of the paper: fan-in with
+ *                bsp_direct_get (no sync), local SpMV, fan-out with
+ *                bsp_hpsend (tag = remote index and length); sync;
+ *                bsp_hpmove and add. bsp_direct_get needs the owners' x to
+ *                be unchanged since the last sync: modify x, then sync,
+ *                then multiply (spmv_set_x does that).
+ *
+ * All functions below are collective: call them inside an SPMD section
+ * (between bsp_begin and bsp_end) on every process. The state lives in the
+ * caller's spmv_local (keep it in a local variable: on the pthread engine
+ * all processes share globals). The sequential input lives at pid 0 only.
+ */
+#ifndef SUPERSTEP_APP_SPMV_H
+#define SUPERSTEP_APP_SPMV_H
+
+#include "sparse.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum spmv_variant {
+    SPMV_GETPUT = 0,
+    SPMV_HP = 1
+} spmv_variant;
+
+/* One fan-in or fan-out message: a range of len vector elements between
+ * this process (local index) and process pid (remote index). For fan-out,
+ * off is the range's place in the owner's receive buffer (SPMV_GETPUT);
+ * remote and len are adjacent: they are the bsp_hpsend tag (SPMV_HP). */
+typedef struct spmv_range {
+    uint64_t pid, local, remote, len, off;
+} spmv_range;
+
+typedef struct spmv_local {
+    unsigned p, s;
+    size_t m, n;                   /* global size */
+    size_t nown_x, nown_y;         /* owned components */
+    size_t ncols, nrows, nnz;      /* local columns (x), local rows (y), nonzeros */
+    size_t *rowptr;                /* local CRS, nrows + 1 */
+    uint32_t *col;
+    double *val;
+    double *x;                     /* ncols: owned first, then ghosts (registered) */
+    double *y;                     /* nrows: owned first, then partial sums */
+    size_t nfanin, nfanout, nrecv, recvlen;
+    spmv_range *fanin, *fanout, *recv;
+    double *recvbuf;               /* recvlen (registered) */
+    uint32_t *gx, *gy;             /* global index of each owned x_j, y_i */
+    size_t tagsize_old;            /* restored by spmv_free */
+    /* pid 0 only: every process's owned lists, for scatter and gather */
+    size_t *root_nx, *root_ny;     /* p entries */
+    uint32_t **root_gx, **root_gy; /* p lists */
+} spmv_local;
+
+/* Distributes A (m x n, at pid 0) according to part (at pid 0; part->P must
+ * equal bsp_nprocs()); other processes pass NULL for both. Sets the BSMP tag
+ * size to 16 bytes (restored by spmv_free). Returns 0 on every process, or
+ * -1 on every process (bad partition, out of memory). Four supersteps. */
+int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part);
+
+/* Scatters a vector distributed like x (length n at pid 0, NULL elsewhere)
+ * into local (nown_x entries, owned order). One superstep. */
+void spmv_scatter_x(spmv_local *L, const double *global, double *local);
+/* Same for vectors distributed like y (length m, nown_y entries). */
+void spmv_scatter_y(spmv_local *L, const double *global, double *local);
+/* Gathers local (nown_y entries, distributed like y) into global (length m)
+ * at pid 0. One superstep. */
+void spmv_gather_y(spmv_local *L, const double *local, double *global);
+/* Same for vectors distributed like x. */
+void spmv_gather_x(spmv_local *L, const double *local, double *global);
+
+/* Sets the owned part of L->x from x (length n at pid 0), then syncs, so
+ * that a following spmv_mv may read it directly. Two supersteps. */
+void spmv_set_x(spmv_local *L, const double *x);
+
+/* L->y[0 .. nown_y) = (A x) restricted to the owned rows, where x is the
+ * owned part of L->x on every process. SPMV_GETPUT: 2 syncs; SPMV_HP: 1. */
+void spmv_mv(spmv_local *L, spmv_variant v);
+
+/* The local y = A_local x kernel alone (no communication). */
+void spmv_local_kernel(const spmv_local *L);
+
+/* Deregisters and frees everything. One superstep. */
+void spmv_free(spmv_local *L);
+
+/* Library call: y = A x on P processes, from sequential code (or from
+ * inside an SPMD section, as a nested run). Runs its own bsp_init /
+ * bsp_begin / bsp_end. part == NULL: row blocks. Returns 0, or -1 for a
+ * partition that does not match P or out of memory. */
+int bsp_spmv(const sp_crs *A, const sp_part *part, const double *x, double *y,
+             unsigned P, spmv_variant v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
