@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "core_internal.h"
+#include "machine_params.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -73,16 +74,13 @@ lpf_pid_t sstep_machine_p(void)
 /* g and l                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Saved parameters: lines "engine p msg_size g_seconds_per_byte l_seconds".
- * For a query (p, m) we take the entry of the same engine with the nearest p
- * (ties: larger) and the largest msg_size <= max(m,1) (or the smallest). */
-struct param_row { char engine[16]; unsigned p; double m, g, l; };
-
+/* Saved parameters (machine_params.h has the format and the lookup rules),
+ * loaded once: the rows of the engine new sections start on, normalized. */
 static struct {
     pthread_once_t once;
-    struct param_row *rows;
+    struct sstep_param_row *rows;
     size_t n;
-    char engine[16];
+    char engine[SSTEP_PARAM_ENGINE_LEN];
 } params = { PTHREAD_ONCE_INIT, NULL, 0, "pthread" };
 
 SSTEP_HIDDEN const char *sstep_params_path(char *buf, size_t len);
@@ -107,45 +105,18 @@ static void load_params(void)
     char line[512];
     size_t cap = 0;
     while (fgets(line, sizeof line, f)) {
-        struct param_row r;
-        if (line[0] == '#') continue;
-        if (sscanf(line, "%15s %u %lf %lf %lf", r.engine, &r.p, &r.m, &r.g, &r.l) != 5) continue;
-        if (!(r.g > 0) || !(r.l > 0) || !isfinite(r.g) || !isfinite(r.l) || r.p == 0) continue;
+        struct sstep_param_row r;
+        if (!sstep_param_parse(line, &r) || strcmp(r.engine, params.engine) != 0) continue;
         if (params.n == cap) {
             cap = cap ? cap * 2 : 16;
-            struct param_row *nr = realloc(params.rows, cap * sizeof *nr);
+            struct sstep_param_row *nr = realloc(params.rows, cap * sizeof *nr);
             if (!nr) break;
             params.rows = nr;
         }
         params.rows[params.n++] = r;
     }
     fclose(f);
-}
-
-static const struct param_row *lookup(lpf_pid_t p, size_t m)
-{
-    pthread_once(&params.once, load_params);
-    const struct param_row *best = NULL;
-    unsigned bestp = 0;
-    /* nearest p of this engine */
-    for (size_t i = 0; i < params.n; ++i) {
-        const struct param_row *r = &params.rows[i];
-        if (strcmp(r->engine, params.engine) != 0) continue;
-        unsigned d = r->p > p ? r->p - p : p - r->p;
-        unsigned bd = bestp > p ? bestp - p : p - bestp;
-        if (!best || d < bd || (d == bd && r->p > bestp)) { best = r; bestp = r->p; }
-    }
-    if (!best) return NULL;
-    /* among rows with that p: largest msg size <= m, else the smallest */
-    const struct param_row *pick = NULL, *smallest = NULL;
-    double mm = m == 0 ? 1.0 : (double)m;
-    for (size_t i = 0; i < params.n; ++i) {
-        const struct param_row *r = &params.rows[i];
-        if (strcmp(r->engine, params.engine) != 0 || r->p != bestp) continue;
-        if (!smallest || r->m < smallest->m) smallest = r;
-        if (r->m <= mm && (!pick || r->m > pick->m)) pick = r;
-    }
-    return pick ? pick : smallest;
+    params.n = sstep_param_normalize(params.rows, params.n);
 }
 
 /* Built-in estimates for a shared-memory machine: a per-byte cost of about
@@ -163,26 +134,43 @@ static double est_l(lpf_pid_t p)
 {
     double cores = (double)sstep_online_cores();
     double lg = 1.0;
-    for (lpf_pid_t q = 1; q < p; q *= 2) lg += 1.0;
+    for (unsigned long long q = 1; q < p; q *= 2) lg += 1.0;   /* no wrap for p > 2^31 */
     double l = 1e-7 * lg;
     if ((double)p > cores) l += 2e-6 * ((double)p - cores);
     return l;
+}
+
+/* Saved g and l for (p, m); 0 if nothing was saved for this engine. Beyond
+ * the largest measured p, that p's figures are scaled as the built-in
+ * estimate grows with p. */
+static int saved(lpf_pid_t p, size_t m, double *g, double *l)
+{
+    pthread_once(&params.once, load_params);
+    size_t first, count;
+    unsigned q = sstep_param_select(params.rows, params.n, params.engine, p, &first, &count);
+    if (q == 0) return 0;
+    sstep_param_at(params.rows + first, count, m, g, l);
+    if (p > q) {
+        *g *= est_g(p, m) / est_g(q, m);
+        *l *= est_l(p) / est_l(q);
+    }
+    return 1;
 }
 
 static double machine_g(lpf_pid_t p, size_t m, lpf_sync_attr_t attr)
 {
     (void)attr;
     if (p == 0) p = 1;
-    const struct param_row *r = lookup(p, m);
-    return r ? r->g : est_g(p, m);
+    double g, l;
+    return saved(p, m, &g, &l) ? g : est_g(p, m);
 }
 
 static double machine_l(lpf_pid_t p, size_t m, lpf_sync_attr_t attr)
 {
     (void)attr;
     if (p == 0) p = 1;
-    const struct param_row *r = lookup(p, m);
-    return r ? r->l : est_l(p);
+    double g, l;
+    return saved(p, m, &g, &l) ? l : est_l(p);
 }
 
 SSTEP_HIDDEN void sstep_fill_machine(lpf_machine_t *m);
