@@ -1,0 +1,119 @@
+// The bspprobe program itself, in --quick mode: it runs, writes valid JSON,
+// the gnuplot files and a parameters file lpf_probe can read. Checks the
+// format only; no timing thresholds.
+#include "probe_model.h"
+#include "json_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#ifndef BSPPROBE_EXE
+#error "BSPPROBE_EXE must name the bspprobe binary"
+#endif
+
+namespace {
+
+int run(const std::string &args, std::string *out = nullptr)
+{
+    std::string cmd = std::string(BSPPROBE_EXE) + " " + args + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    if (!p) return -1;
+    char buf[4096];
+    size_t n;
+    std::string text;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+    int st = pclose(p);
+    if (out) *out = text;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+TEST(ProbeCli, HelpAndBadOptions)
+{
+    std::string out;
+    EXPECT_EQ(0, run("--help", &out));
+    EXPECT_NE(std::string::npos, out.find("--save"));
+    EXPECT_EQ(2, run("--no-such-option", &out));
+    EXPECT_NE(std::string::npos, out.find("unknown option"));
+    EXPECT_EQ(2, run("-p 0", &out));
+}
+
+TEST(ProbeCli, QuickRunWritesEverything)
+{
+    char dir[] = "/tmp/probe_cli_XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(dir));
+    std::string d = dir, params = d + "/saved/params.txt";
+    std::string out;
+    ASSERT_EQ(0, run("--quick -p 2 --out " + d + " --save=" + params, &out)) << out;
+    for (const char *want : { "the bspbench way", "the LPF way", "As suite", "Model compliance",
+                              "saved: " })
+        EXPECT_NE(std::string::npos, out.find(want)) << want << "\n" << out;
+
+    jsonc::Value doc;
+    std::string err, text = slurp(d + "/probe.json");
+    ASSERT_TRUE(jsonc::Parser(text).parse(doc, err)) << err;
+    EXPECT_EQ("bspprobe", doc.get("tool")->str);
+    EXPECT_EQ(2, doc.get("p")->num);
+    EXPECT_TRUE(doc.get("quick")->b);
+    EXPECT_EQ(jsonc::Value::Bool, doc.get("failed")->kind);
+    EXPECT_FALSE(doc.get("failed")->b);
+    ASSERT_NE(nullptr, doc.get("compliance"));
+    EXPECT_EQ((size_t)PAT_COUNT, doc.get("compliance")->arr.size());
+    // every sample was taken
+    for (const auto &c : doc.get("compliance")->arr)
+        for (const auto &pt : c.get("points")->arr)
+            for (const auto &r : pt.get("raw")->arr) EXPECT_EQ(jsonc::Value::Number, r.kind);
+
+    // the saved rows: engine, p = 2, one per word size, finite and > 0
+    std::vector<sstep_param_row> rows(16);
+    ASSERT_EQ(PM_NWORDS, pm_load_params(params.c_str(), rows.data(), rows.size()));
+    for (int k = 0; k < PM_NWORDS; ++k) {
+        EXPECT_EQ(2u, rows[k].p);
+        EXPECT_EQ(pm_word_sizes[k], rows[k].m);
+        EXPECT_TRUE(std::isfinite(rows[k].g) && rows[k].g > 0);
+        EXPECT_TRUE(std::isfinite(rows[k].l) && rows[k].l > 0);
+    }
+    EXPECT_NE(std::string::npos, slurp(d + "/probe.gp").find("multiplot"));
+    EXPECT_FALSE(slurp(d + "/probe.dat").empty());
+
+    for (const char *f : { "probe.json", "probe.gp", "probe.dat", "probe.svg", "probe.png" })
+        unlink((d + "/" + f).c_str());
+    unlink(params.c_str());
+    rmdir((d + "/saved").c_str());
+    rmdir(dir);
+}
+
+TEST(ProbeCli, OnePartAndJsonOnStdout)
+{
+    char dir[] = "/tmp/probe_cli_XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(dir));
+    std::string out;
+    ASSERT_EQ(0, run(std::string("--quick --only as --no-plot --json - --out ") + dir, &out)) << out;
+    for (const char *f : { "probe.gp", "probe.dat" }) unlink((std::string(dir) + "/" + f).c_str());
+    rmdir(dir);
+    size_t at = out.find("{\n  \"tool\"");
+    ASSERT_NE(std::string::npos, at) << out;
+    jsonc::Value doc;
+    std::string err;
+    ASSERT_TRUE(jsonc::Parser(out.substr(at)).parse(doc, err)) << err;
+    EXPECT_NE(nullptr, doc.get("as_suite"));
+    EXPECT_EQ(nullptr, doc.get("lpf"));
+}
+
+} // namespace

@@ -1,0 +1,248 @@
+// The parameters file: what `bspprobe --save` writes is what lpf_probe
+// returns. The file lives where SUPERSTEP_PARAMS points (CMake sets it for
+// this test; run by hand, the test sets it itself) and is written with the
+// probe's own writer before the first lpf_probe of the process.
+#include "probe_model.h"
+
+#include <lpf/core.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+const sstep_param_row kRows[] = {
+    { "pthread", 2, 8, 2.5e-9, 1.0e-6 },
+    { "pthread", 2, 64, 6.0e-10, 9.0e-7 },
+    { "pthread", 2, 1024, 3.0e-10, 8.5e-7 },
+    { "pthread", 2, 1048576, 2.0e-10, 8.0e-7 },
+    { "pthread", 4, 8, 3.5e-9, 2.0e-6 },
+    { "pthread", 4, 1048576, 3.0e-10, 1.5e-6 },
+};
+
+std::string params_path()
+{
+    const char *p = getenv("SUPERSTEP_PARAMS");
+    return p ? p : "";
+}
+
+class ParamsFile : public ::testing::Environment {
+public:
+    void SetUp() override
+    {
+        if (params_path().empty()) {
+            static std::string mine = "/tmp/superstep_probe_params_" + std::to_string(getpid()) + ".txt";
+            setenv("SUPERSTEP_PARAMS", mine.c_str(), 1);
+        }
+        std::string path = params_path();
+        // rows of another engine, a stale p = 2 row, junk: all must be ignored
+        {
+            std::ofstream f(path);
+            f << "# an older file\n"
+              << "mpi 2 8 1e-8 5e-6\n"
+              << "pthread 2 8 9e-9 9e-6\n"
+              << "this is not a row\n"
+              << "pthread 2 16 -1 1e-6\n";
+        }
+        char err[256];
+        // p = 4 first, then p = 2, as two bspprobe --save runs would
+        ASSERT_EQ(0, pm_save_params(path.c_str(), kRows + 4, 2, "test p=4", err, sizeof err)) << err;
+        ASSERT_EQ(0, pm_save_params(path.c_str(), kRows, 4, "test p=2", err, sizeof err)) << err;
+    }
+};
+
+const ::testing::Environment *const env = ::testing::AddGlobalTestEnvironment(new ParamsFile);
+
+lpf_machine_t probe()
+{
+    lpf_machine_t m = LPF_INVALID_MACHINE;
+    EXPECT_EQ(LPF_SUCCESS, lpf_probe(LPF_ROOT, &m));
+    return m;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+TEST(ProbeParams, FileHoldsWhatWasSaved)
+{
+    std::vector<sstep_param_row> rows(64);
+    long n = pm_load_params(params_path().c_str(), rows.data(), rows.size());
+    ASSERT_EQ(7, n);   // 6 saved + the mpi row kept; the stale p = 2 row replaced
+    int mpi = 0;
+    for (long i = 0; i < n; ++i) {
+        if (!strcmp(rows[i].engine, "mpi")) { ++mpi; continue; }
+        bool found = false;
+        for (const auto &k : kRows)
+            if (k.p == rows[i].p && k.m == rows[i].m) {
+                found = true;
+                EXPECT_TRUE(same_bits(k.g, rows[i].g)) << "g written with all its digits";
+                EXPECT_TRUE(same_bits(k.l, rows[i].l));
+            }
+        EXPECT_TRUE(found) << rows[i].p << " " << rows[i].m;
+    }
+    EXPECT_EQ(1, mpi);
+}
+
+TEST(ProbeParams, LpfProbeReturnsTheSavedFigures)
+{
+    lpf_machine_t m = probe();
+    ASSERT_NE(nullptr, m.g);
+    ASSERT_NE(nullptr, m.l);
+    for (const auto &k : kRows) {
+        SCOPED_TRACE("p=" + std::to_string(k.p) + " m=" + std::to_string(k.m));
+        EXPECT_TRUE(same_bits(k.g, m.g(k.p, (size_t)k.m, LPF_SYNC_DEFAULT))) << m.g(k.p, (size_t)k.m, 0);
+        EXPECT_TRUE(same_bits(k.l, m.l(k.p, (size_t)k.m, LPF_SYNC_DEFAULT)));
+    }
+}
+
+TEST(ProbeParams, MessageSizesBetweenAndBeyondTheRows)
+{
+    lpf_machine_t m = probe();
+    // between 64 and 1024 bytes: linear in 1/m, i.e. g = g_byte + o_msg/m
+    double g64 = 6.0e-10, g1k = 3.0e-10;
+    double t = (1.0 / 64 - 1.0 / 256) / (1.0 / 64 - 1.0 / 1024);
+    EXPECT_NEAR(g64 + t * (g1k - g64), m.g(2, 256, 0), 1e-22);
+    double prev = INFINITY;
+    for (size_t s = 8; s <= 2048; s += 8) {
+        double g = m.g(2, s, 0);
+        EXPECT_LE(g, prev) << "never more per byte for larger messages here";
+        prev = g;
+    }
+    // below the smallest size: all of an 8-byte message's cost per message
+    EXPECT_DOUBLE_EQ(2.5e-9 * 2, m.g(2, 4, 0));
+    EXPECT_DOUBLE_EQ(2.5e-9 * 8, m.g(2, 1, 0));
+    EXPECT_DOUBLE_EQ(2.5e-9 * 8, m.g(2, 0, 0)) << "m = 0 counts as 1";
+    EXPECT_DOUBLE_EQ(1.0e-6, m.l(2, 0, 0));
+    // above the largest: the largest
+    EXPECT_DOUBLE_EQ(2.0e-10, m.g(2, SIZE_MAX, 0));
+    EXPECT_DOUBLE_EQ(8.0e-7, m.l(2, SIZE_MAX, 0));
+}
+
+TEST(ProbeParams, ProcessCounts)
+{
+    lpf_machine_t m = probe();
+    // p' <= 2: the p = 2 rows; 2 < p' <= 4: the p = 4 rows
+    EXPECT_DOUBLE_EQ(2.5e-9, m.g(1, 8, 0));
+    EXPECT_DOUBLE_EQ(1.0e-6, m.l(1, 8, 0));
+    EXPECT_DOUBLE_EQ(3.5e-9, m.g(3, 8, 0));
+    EXPECT_DOUBLE_EQ(2.0e-6, m.l(3, 8, 0));
+    // beyond the largest measured p: scaled, never cheaper
+    EXPECT_GE(m.l(16, 8, 0), 2.0e-6);
+    EXPECT_GE(m.g(16, 8, 0), 3.5e-9);
+    // every p' of the machine and beyond, every m: finite and > 0
+    const size_t sizes[] = { 0, 1, 7, 8, 9, 100, 4096, (size_t)1 << 40, SIZE_MAX };
+    for (lpf_pid_t p = 1; p <= m.p + 3; ++p)
+        for (size_t s : sizes) {
+            double g = m.g(p, s, 0), l = m.l(p, s, 0);
+            EXPECT_TRUE(std::isfinite(g) && g > 0) << p << " " << s;
+            EXPECT_TRUE(std::isfinite(l) && l > 0) << p << " " << s;
+        }
+    EXPECT_GT(m.l(UINT_MAX, 8, 0), 0.0);   // no overflow in the p scaling
+}
+
+// every process of a section computes bit-identical g and l
+std::vector<double> seen[64];
+lpf_pid_t nprocs;
+
+void spmd_probe(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t)
+{
+    if (s == 0) nprocs = p;
+    lpf_machine_t m = LPF_INVALID_MACHINE;
+    lpf_probe(ctx, &m);
+    if (s >= 64) return;
+    for (lpf_pid_t q = 1; q <= p; ++q)
+        for (size_t sz : { (size_t)0, (size_t)8, (size_t)300, (size_t)1 << 20, SIZE_MAX }) {
+            seen[s].push_back(m.g(q, sz, LPF_SYNC_DEFAULT));
+            seen[s].push_back(m.l(q, sz, LPF_SYNC_DEFAULT));
+        }
+}
+
+TEST(ProbeParams, BitIdenticalOnAllProcesses)
+{
+    ASSERT_EQ(LPF_SUCCESS, lpf_exec(LPF_ROOT, 4, spmd_probe, LPF_NO_ARGS));
+    ASSERT_FALSE(seen[0].empty());
+    ASSERT_GE(nprocs, 2u) << "needs two processors (LPF_MAX_PROCS)";
+    for (lpf_pid_t s = 1; s < nprocs && s < 64; ++s) {
+        ASSERT_EQ(seen[0].size(), seen[s].size());
+        EXPECT_EQ(0, std::memcmp(seen[0].data(), seen[s].data(), seen[0].size() * sizeof(double)));
+    }
+}
+
+TEST(ProbeParams, RowParsing)
+{
+    sstep_param_row r;
+    EXPECT_EQ(1, sstep_param_parse("pthread 2 8 2.5e-09 1e-06\n", &r));
+    EXPECT_STREQ("pthread", r.engine);
+    EXPECT_EQ(2u, r.p);
+    EXPECT_EQ(8.0, r.m);
+    EXPECT_EQ(1, sstep_param_parse("  mpi 16 0 1e-9 1e-6", &r));
+    EXPECT_EQ(1.0, r.m) << "size 0 counts as 1";
+    for (const char *bad : { "# comment", "", "\n", "pthread 0 8 1e-9 1e-6", "pthread 2 8 0 1e-6",
+                             "pthread 2 8 1e-9 -1", "pthread 2 8 nan 1e-6", "pthread 2 8 1e-9 inf",
+                             "pthread 2 -8 1e-9 1e-6", "pthread 2 8 1e-9", "pthread 2 8 1e-9 1e-6 extra" })
+        EXPECT_EQ(0, sstep_param_parse(bad, &r)) << bad;
+}
+
+TEST(ProbeParams, NormalizeAndSelect)
+{
+    std::vector<sstep_param_row> rows = {
+        { "pthread", 4, 64, 1, 1 }, { "mpi", 2, 8, 5, 5 }, { "pthread", 2, 8, 2, 2 },
+        { "pthread", 2, 8, 3, 3 },   // a later row of the same key wins
+        { "pthread", 2, 1, 4, 4 },
+    };
+    size_t n = sstep_param_normalize(rows.data(), rows.size());
+    ASSERT_EQ(4u, n);
+    EXPECT_STREQ("mpi", rows[0].engine);
+    EXPECT_EQ(1.0, rows[1].m);
+    EXPECT_EQ(8.0, rows[2].m);
+    EXPECT_EQ(3.0, rows[2].g);
+    EXPECT_EQ(4u, rows[3].p);
+    size_t first = 0, count = 0;
+    EXPECT_EQ(2u, sstep_param_select(rows.data(), n, "pthread", 1, &first, &count));
+    EXPECT_EQ(1u, first);
+    EXPECT_EQ(2u, count);
+    EXPECT_EQ(4u, sstep_param_select(rows.data(), n, "pthread", 3, &first, &count));
+    EXPECT_EQ(4u, sstep_param_select(rows.data(), n, "pthread", 99, &first, &count));
+    EXPECT_EQ(3u, first);
+    EXPECT_EQ(2u, sstep_param_select(rows.data(), n, "mpi", 1, &first, &count));
+    EXPECT_EQ(0u, sstep_param_select(rows.data(), n, "hybrid", 1, &first, &count));
+}
+
+TEST(ProbeParams, SaveCreatesDirectoriesAndKeepsOtherRows)
+{
+    char dir[] = "/tmp/probe_save_XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(dir));
+    std::string path = std::string(dir) + "/a/b/params.txt";
+    char err[256];
+    sstep_param_row one = { "mpi", 8, 1024, 1e-9, 1e-5 };
+    ASSERT_EQ(0, pm_save_params(path.c_str(), &one, 1, "first", err, sizeof err)) << err;
+    ASSERT_EQ(0, pm_save_params(path.c_str(), kRows, 4, "second", err, sizeof err)) << err;
+    sstep_param_row two = { "mpi", 8, 1024, 2e-9, 2e-5 };
+    ASSERT_EQ(0, pm_save_params(path.c_str(), &two, 1, "third", err, sizeof err)) << err;
+    std::vector<sstep_param_row> rows(16);
+    ASSERT_EQ(5, pm_load_params(path.c_str(), rows.data(), rows.size()));
+    EXPECT_STREQ("mpi", rows[0].engine);
+    EXPECT_EQ(2e-9, rows[0].g) << "the mpi p = 8 row was replaced";
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    EXPECT_NE(std::string::npos, ss.str().find("# third"));
+    EXPECT_NE(std::string::npos, ss.str().find("engine p msg_size"));
+    // an unwritable place is an error, not a crash
+    EXPECT_EQ(-1, pm_save_params("/proc/no/such/params.txt", &one, 1, "", err, sizeof err));
+    EXPECT_NE(0u, strlen(err));
+    unlink(path.c_str());
+    rmdir((std::string(dir) + "/a/b").c_str());
+    rmdir((std::string(dir) + "/a").c_str());
+    rmdir(dir);
+}
+
+} // namespace
