@@ -1,0 +1,82 @@
+/*
+ * BSP fast Fourier transform (MulticoreBSP for C paper, Sect. 3.1; Inda and
+ * Bisseling's algorithm, Bisseling's book Ch. 3) with FFTW as the local
+ * kernel.
+ *
+ * A complex vector x of length n is distributed cyclically over p
+ * processes: process s holds x[s + p t], t = 0 .. n/p - 1, at local index
+ * t (complex numbers are pairs of doubles, re then im). The output has the
+ * same cyclic distribution. For p <= sqrt(n) (precisely: p^2 divides n)
+ * one transform is
+ *   1. n/p^2 local DFTs of length p (FFTW, stride n/p^2): the butterflies
+ *      that are local in the cyclic distribution (the paper's H_n),
+ *   2. one redistribution superstep: block k of the local vector goes to
+ *      process k (bsp_hpput, or bsp_put with BSPFFT_BUFFERED),
+ *   3. the twiddle of the shifted generalised FFT (weights
+ *      exp(-2 pi i (s/p) u / (n/p)), the paper's T^{s/p}),
+ *   4. one local FFT of length n/p (FFTW; the paper's G_n).
+ * The paper reaches FFTW through U = F R, at the price of local bit
+ * reversals; FFTW's ordered, strided transforms give steps 1 and 4
+ * directly, so no bit reversal is left (the permutation is folded into the
+ * redistribution and into the unpacking after it).
+ * For p > sqrt(n) the same scheme runs with more, smaller radices: L local
+ * passes of radix r_1 .. r_L (each dividing n/p, product n) separated by
+ * L - 1 redistributions, the analogue of the paper's group-cyclic
+ * distributions with growing cycles.
+ *
+ * Supported: p divides n and n can be written as a product of factors of
+ * n/p (always true for powers of two with p <= n/2; e.g. also p = 3 with
+ * n = 9 * 2^k). The transform is unnormalised, like FFTW's: backward(
+ * forward(x)) = n x. sign = -1 is forward (exp(-2 pi i jk/n)), +1 backward.
+ *
+ * Plan functions are collective (inside an SPMD section, every process);
+ * the plan lives in the caller's process (keep the pointer in a local).
+ */
+#ifndef SUPERSTEP_APP_BSPFFT_H
+#define SUPERSTEP_APP_BSPFFT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    BSPFFT_ESTIMATE = 0,    /* FFTW_ESTIMATE plans (fast planning) */
+    BSPFFT_MEASURE = 1,     /* FFTW_MEASURE plans (slow planning, faster transforms) */
+    BSPFFT_GENERIC = 2,     /* force the general multi-pass code even when p^2 | n */
+    BSPFFT_BUFFERED = 4     /* redistribute with bsp_put instead of bsp_hpput */
+};
+
+typedef struct bspfft_plan bspfft_plan;
+
+/* Number of local passes L of the transform of length n on p processes
+ * (L - 1 redistribution supersteps), or 0 when (n, p) is not supported. */
+int bspfft_passes(size_t n, unsigned p);
+
+/* Collective. Returns NULL on every process when (n, bsp_nprocs()) is not
+ * supported or memory runs out. Costs about p + 1 supersteps (FFTW's
+ * planner is not thread-safe: the processes plan one after the other). */
+bspfft_plan *bspfft_plan_create(size_t n, unsigned flags);
+
+/* Collective: transforms the local part x (2 n/p doubles) in place.
+ * L - 1 supersteps. */
+void bspfft_execute(bspfft_plan *plan, double *x, int sign);
+
+/* Collective: frees the plan (p + 1 supersteps). */
+void bspfft_plan_destroy(bspfft_plan *plan);
+
+/* Sequential reference: FFTW (estimate) on the whole vector, in place. */
+int fft_seq(double *x, size_t n, int sign);
+
+/* Library call: transforms x (n complex numbers, 2 n doubles) in place on
+ * P processes; x is distributed cyclically from the caller (pid 0) and
+ * collected again. Runs its own bsp_init / bsp_begin / bsp_end. Returns 0,
+ * or -1 when (n, P) is not supported. */
+int bsp_fft(double *x, size_t n, int sign, unsigned P);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
