@@ -146,8 +146,9 @@ lpf_err_t lpf_bsmp_create(const lpf_t ctx, const lpf_pid_t s, const lpf_pid_t p,
             || !(region = round_up(region))
             || !mul_ok(region, p, &total)
             || !add_ok(max_messages, p, &nhead)
-            || !mul_ok(nhead, sizeof(size_t), &hdr))
-        return LPF_ERR_OUT_OF_MEMORY;
+            || !mul_ok(nhead, sizeof(size_t), &hdr)
+            || total > (size_t)PTRDIFF_MAX || hdr > (size_t)PTRDIFF_MAX)
+        return LPF_ERR_OUT_OF_MEMORY; /* no object exceeds PTRDIFF_MAX */
 
     struct bsmp_impl *x = calloc(1, sizeof *x);
     if (x == NULL) return LPF_ERR_OUT_OF_MEMORY;

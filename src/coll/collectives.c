@@ -170,6 +170,8 @@ static lpf_err_t coll_init(const char *fn, lpf_t ctx, lpf_pid_t s, lpf_pid_t p,
     size_t block = max_elem_size > max_byte_size ? max_elem_size : max_byte_size;
     if (P != 0 && block > SIZE_MAX / P) return LPF_ERR_OUT_OF_MEMORY;
     size_t bytes = (size_t)P * block;
+    /* no object can be larger than PTRDIFF_MAX: do not even ask malloc */
+    if (bytes > (size_t)PTRDIFF_MAX) return LPF_ERR_OUT_OF_MEMORY;
 
     lpf_machine_t mach = LPF_INVALID_MACHINE;
     lpf_err_t rc = lpf_probe(ctx, &mach);
