@@ -1,0 +1,161 @@
+/*
+ * bench_matmul: Cannon-style MatMul / MatMulG (examples/matmul) against the
+ * blocked sequential loop (the same local kernel). One JSON line per
+ * (variant, p):
+ *   t_seq   median time of mm_blocked (C = A*B, n x n)
+ *   t_bsp   median time of bsp_matmul_spmd on blocks already distributed
+ *           (each process makes its blocks of A and B from global indices)
+ *   t_call  the library call bsp_matmul() from sequential code (start the
+ *           run, scatter from pid 0, multiply, gather)
+ *   q       grid side: floor(sqrt(p)); p - q*q processes idle
+ *
+ *   bench_matmul [-n 960] [-p 1,2,4] [-r reps] [-v put,get,hpput,hpget]
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsp.h>
+
+#include "app_util.h"
+#include "matmul.h"
+
+struct params {
+    uint64_t n, variant, reps, P;
+};
+
+static _Thread_local struct params *bench_params; /* pid 0 only */
+static _Thread_local double bench_result;
+
+static const char *vname[] = { "put", "get", "hpput", "hpget" };
+
+static void spmd(void)
+{
+    struct params *pp = bench_params;
+    bsp_begin(pp ? (bsp_pid_t)pp->P : 1);
+    const unsigned p = bsp_nprocs(), pid = bsp_pid(), q = mm_grid(p);
+    struct params par;
+    if (pid == 0) {
+        par = *pp;
+        for (unsigned r = 1; r < p; r++)
+            bsp_send(r, NULL, &par, sizeof par);
+    }
+    bsp_sync();
+    if (pid != 0)
+        bsp_move(&par, sizeof par);
+    const size_t n = par.n, nb = (n + q - 1) / q;
+    const int active = pid < q * q;
+    double *a = NULL, *b = NULL, *c = NULL;
+    if (active) {
+        const unsigned bi = pid % q, bj = pid / q;
+        a = malloc(nb * nb * sizeof *a);
+        b = malloc(nb * nb * sizeof *b);
+        c = malloc(nb * nb * sizeof *c);
+        if (!a || !b || !c)
+            bsp_abort("bench_matmul: out of memory\n");
+        for (size_t i = 0; i < nb; i++)
+            for (size_t j = 0; j < nb; j++) {
+                const size_t gi = bi * nb + i, gj = bj * nb + j;
+                const int in = gi < n && gj < n;
+                a[i * nb + j] = in ? mm_entry(1, n, gi, gj) : 0.0;
+                b[i * nb + j] = in ? mm_entry(2, n, gi, gj) : 0.0;
+            }
+    }
+    double times[64];
+    const int reps = par.reps < 64 ? (int)par.reps : 64;
+    for (int r = 0; r < reps; r++) {
+        bsp_sync();
+        double t0 = bsp_time();
+        bsp_matmul_spmd(nb, a, b, c, (int)par.variant);
+        times[r] = bsp_time() - t0;
+    }
+    if (pid == 0)
+        bench_result = app_median(times, reps);
+    free(a);
+    free(b);
+    free(c);
+    bsp_end();
+}
+
+static int parse_list(const char *s, unsigned long *v, int max)
+{
+    int k = 0;
+    while (*s && k < max) {
+        char *end;
+        v[k++] = strtoul(s, &end, 10);
+        if (end == s)
+            break;
+        s = (*end == ',') ? end + 1 : end;
+    }
+    return k;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = 960;
+    unsigned long ps[16] = { 1, 2, 4 };
+    int np = 3, reps = 3, vars[4] = { MM_PUT, MM_GET, MM_HPPUT, MM_HPGET }, nv = 4;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-n"))
+            n = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "-p"))
+            np = parse_list(argv[i + 1], ps, 16);
+        else if (!strcmp(argv[i], "-r"))
+            reps = atoi(argv[i + 1]) > 0 ? atoi(argv[i + 1]) : 1;
+        else if (!strcmp(argv[i], "-v")) {
+            nv = 0;
+            char list[128];
+            snprintf(list, sizeof list, "%s", argv[i + 1]);
+            for (char *tok = strtok(list, ","); tok && nv < 4; tok = strtok(NULL, ","))
+                for (int v = 0; v < 4; v++)
+                    if (!strcmp(tok, vname[v]))
+                        vars[nv++] = v;
+        } else {
+            fprintf(stderr, "usage: %s [-n size] [-p list] [-r reps] [-v put,get,hpput,hpget]\n", argv[0]);
+            return 2;
+        }
+    }
+    const size_t bytes = (n ? n * n : 1) * sizeof(double);
+    double *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes), *R = malloc(bytes);
+    if (!A || !B || !C || !R) {
+        fprintf(stderr, "bench_matmul: out of memory\n");
+        return 1;
+    }
+    mm_random_matrix(n, 1, A);
+    mm_random_matrix(n, 2, B);
+    double ts[64];
+    for (int r = 0; r < reps && r < 64; r++) {
+        double t0 = app_now();
+        mm_blocked(n, A, B, R);
+        ts[r] = app_now() - t0;
+    }
+    const double tseq = app_median(ts, reps < 64 ? reps : 64);
+    const double flop = 2.0 * (double)n * n * n;
+    for (int ip = 0; ip < np; ip++) {
+        const unsigned P = (unsigned)ps[ip], q = mm_grid(P);
+        for (int iv = 0; iv < nv; iv++) {
+            struct params par = { n, (uint64_t)vars[iv], (uint64_t)reps, P };
+            bench_params = &par;
+            bsp_init(spmd, argc, argv);
+            spmd();
+            bench_params = NULL;
+            const double tbsp = bench_result;
+            double t0 = app_now();
+            int st = bsp_matmul(P, n, A, B, C, vars[iv]);
+            const double tcall = app_now() - t0;
+            const double diff = mm_max_rel_diff(n, C, R);
+            printf("{\"bench\":\"matmul\",\"variant\":\"%s\",\"n\":%zu,\"p\":%u,\"q\":%u,\"reps\":%d,"
+                   "\"t_seq\":%.6f,\"t_bsp\":%.6f,\"t_call\":%.6f,\"speedup\":%.3f,\"speedup_call\":%.3f,"
+                   "\"gflops_seq\":%.3f,\"gflops_bsp\":%.3f,\"correct\":%s}\n",
+                   vname[vars[iv]], n, P, q, reps, tseq, tbsp, tcall, tseq / tbsp, tseq / tcall,
+                   flop / tseq * 1e-9, flop / tbsp * 1e-9, (st == 0 && diff < 1e-12) ? "true" : "false");
+            fflush(stdout);
+        }
+    }
+    free(A);
+    free(B);
+    free(C);
+    free(R);
+    return 0;
+}
