@@ -506,48 +506,52 @@ void spmv_local_kernel(const spmv_local *L)
     }
 }
 
-static void mv_getput(spmv_local *L)
+void spmv_fanin_get(spmv_local *L)
 {
-    double *x = L->x, *y = L->y;
-    /* superstep 1: fan-in */
+    double *x = L->x;
     for (size_t f = 0; f < L->nfanin; ++f) {
         const spmv_range *r = &L->fanin[f];
         bsp_get((bsp_pid_t)r->pid, x, r->remote * sizeof *x, x + r->local, r->len * sizeof *x);
     }
-    bsp_sync();
-    /* superstep 2: local SpMV, fan-out into the owners' receive slots */
-    spmv_local_kernel(L);
-    for (size_t f = 0; f < L->nfanout; ++f) {
-        const spmv_range *r = &L->fanout[f];
-        bsp_put((bsp_pid_t)r->pid, y + r->local, L->recvbuf, r->off * sizeof *y, r->len * sizeof *y);
-    }
-    bsp_sync();
-    /* superstep 3: add the contributions */
-    const double *rb = L->recvbuf;
-    for (size_t f = 0; f < L->nrecv; ++f) {
-        const spmv_range *r = &L->recv[f];
-        double *dst = y + r->local;
-        const double *src = rb + r->off;
-        for (size_t i = 0; i < r->len; ++i) dst[i] += src[i];
-    }
 }
 
-static void mv_hp(spmv_local *L)
+void spmv_fanin_direct(spmv_local *L)
 {
-    double *x = L->x, *y = L->y;
-    /* fan-in without a superstep: the owners do not change x in this one */
+    /* no superstep needed: the owners do not change x in this one */
+    double *x = L->x;
     for (size_t f = 0; f < L->nfanin; ++f) {
         const spmv_range *r = &L->fanin[f];
         bsp_direct_get((bsp_pid_t)r->pid, x, r->remote * sizeof *x, x + r->local,
                        r->len * sizeof *x);
     }
-    spmv_local_kernel(L);
-    /* fan-out: tag = (remote index, length), payload straight from y */
+}
+
+void spmv_fanout(spmv_local *L, spmv_variant v)
+{
+    const double *y = L->y;
     for (size_t f = 0; f < L->nfanout; ++f) {
         const spmv_range *r = &L->fanout[f];
-        bsp_hpsend((bsp_pid_t)r->pid, &r->remote, y + r->local, r->len * sizeof *y);
+        if (v == SPMV_HP)   /* tag = (remote index, length), payload straight from y */
+            bsp_hpsend((bsp_pid_t)r->pid, &r->remote, y + r->local, r->len * sizeof *y);
+        else                /* into the owner's receive slot for this range */
+            bsp_put((bsp_pid_t)r->pid, y + r->local, L->recvbuf, r->off * sizeof *y,
+                    r->len * sizeof *y);
     }
-    bsp_sync();
+}
+
+void spmv_accumulate(spmv_local *L, spmv_variant v)
+{
+    double *y = L->y;
+    if (v != SPMV_HP) {
+        const double *rb = L->recvbuf;
+        for (size_t f = 0; f < L->nrecv; ++f) {
+            const spmv_range *r = &L->recv[f];
+            double *dst = y + r->local;
+            const double *src = rb + r->off;
+            for (size_t i = 0; i < r->len; ++i) dst[i] += src[i];
+        }
+        return;
+    }
     void *tp, *pp;
     while (bsp_hpmove(&tp, &pp) != SIZE_MAX) {
         uint64_t t[2];
@@ -559,9 +563,9 @@ static void mv_hp(spmv_local *L)
         } else {
             const unsigned char *src = pp;
             for (uint64_t i = 0; i < t[1]; ++i) {
-                double v;
-                memcpy(&v, src + i * sizeof v, sizeof v);
-                dst[i] += v;
+                double val;
+                memcpy(&val, src + i * sizeof val, sizeof val);
+                dst[i] += val;
             }
         }
     }
@@ -569,8 +573,16 @@ static void mv_hp(spmv_local *L)
 
 void spmv_mv(spmv_local *L, spmv_variant v)
 {
-    if (v == SPMV_HP) mv_hp(L);
-    else mv_getput(L);
+    if (v == SPMV_HP) {
+        spmv_fanin_direct(L);        /* superstep 1: fan-in, local SpMV, fan-out */
+    } else {
+        spmv_fanin_get(L);           /* superstep 1: fan-in */
+        bsp_sync();
+    }
+    spmv_local_kernel(L);            /* (next) superstep: local SpMV, fan-out */
+    spmv_fanout(L, v);
+    bsp_sync();
+    spmv_accumulate(L, v);           /* last superstep: add the contributions */
 }
 
 /* ---- library call ------------------------------------------------------------ */

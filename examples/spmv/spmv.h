@@ -97,8 +97,16 @@ void spmv_set_x(spmv_local *L, const double *x);
  * owned part of L->x on every process. SPMV_GETPUT: 2 syncs; SPMV_HP: 1. */
 void spmv_mv(spmv_local *L, spmv_variant v);
 
-/* The local y = A_local x kernel alone (no communication). */
-void spmv_local_kernel(const spmv_local *L);
+/* The parts of spmv_mv, for algorithms that merge other communication into
+ * its supersteps (PageRank): SPMV_GETPUT is
+ *     spmv_fanin_get; sync; spmv_local_kernel; spmv_fanout; sync; spmv_accumulate
+ * and SPMV_HP is
+ *     spmv_fanin_direct; spmv_local_kernel; spmv_fanout; sync; spmv_accumulate. */
+void spmv_fanin_get(spmv_local *L);
+void spmv_fanin_direct(spmv_local *L);
+void spmv_local_kernel(const spmv_local *L);          /* y = A_local x, no communication */
+void spmv_fanout(spmv_local *L, spmv_variant v);
+void spmv_accumulate(spmv_local *L, spmv_variant v);
 
 /* Deregisters and frees everything. One superstep. */
 void spmv_free(spmv_local *L);
