@@ -51,6 +51,16 @@ struct run {
     char why[256];
 };
 
+/* CPU seconds of the calling thread: a BSP process is a thread of the
+ * pthread engine and the main thread of an MPI rank */
+static double thread_cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru)) return NAN;
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec
+         + (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
 /* ------------------------------------------------------------------ */
 /* r: DAXPY (bspbench) and memcpy (LPF's normalisation)                 */
 /* ------------------------------------------------------------------ */
@@ -137,7 +147,8 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     struct pm_put *puts = NULL;
     struct pm_task *tasks = NULL;
     double *gather = NULL;
-    const size_t K = PM_R_NS + PM_NWORDS;   /* per-process r figures */
+    const size_t K = PM_R_NS + PM_NWORDS + 1;   /* per process: r figures, CPU time */
+    const double cpu0 = thread_cpu_seconds();
 
     /* broadcast the configuration */
     lpf_memslot_t bc_slot;
@@ -233,7 +244,24 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     size_t ntasks = pm_schedule(res, cfg->seed, &tasks);
     if (s == 0) fprintf(stderr, "bspprobe: %zu samples in random order ...\n", ntasks);
     double t_start = now(), next_report = t_start + 10;
-    for (size_t k = 0; k < ntasks; ++k) {
+    res->tasks = ntasks;
+    /* process 0 decides every 16 samples whether the budget is spent; the
+     * order is random, so stopping early thins out every point alike */
+    int stop = 0;
+    lpf_memslot_t stop_slot;
+    lpf_register_global(ctx, &stop, sizeof stop, &stop_slot);
+    SYNC(ctx);
+    size_t k = 0;
+    for (; k < ntasks; ++k) {
+        if (k % 16 == 0 && cfg->budget > 0) {
+            if (s == 0 && now() - t_start > cfg->budget) {
+                stop = 1;
+                for (lpf_pid_t d = 1; d < p; ++d)
+                    lpf_put(ctx, stop_slot, 0, d, stop_slot, 0, sizeof stop, LPF_MSG_DEFAULT);
+            }
+            SYNC(ctx);
+            if (stop) break;
+        }
         struct pm_series *se = &res->series[tasks[k].series];
         struct pm_point *pt = &se->pt[tasks[k].point];
         struct pm_traffic tr;
@@ -261,6 +289,18 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
             }
         }
     }
+    res->tasks_done = k;
+    /* the CPU time every process used, for the "machine was busy" check */
+    gather[(size_t)s * K + K - 1] = thread_cpu_seconds() - cpu0;
+    if (s != 0)
+        lpf_put(ctx, gather_slot, ((size_t)s * K + K - 1) * sizeof *gather, 0, gather_slot,
+                ((size_t)s * K + K - 1) * sizeof *gather, sizeof *gather, LPF_MSG_DEFAULT);
+    SYNC(ctx);
+    if (s == 0) {
+        res->procs_cpu = 0;
+        for (lpf_pid_t q = 0; q < p; ++q) res->procs_cpu += gather[(size_t)q * K + K - 1];
+    }
+    lpf_deregister(ctx, stop_slot);
     lpf_deregister(ctx, gather_slot);
     lpf_deregister(ctx, dst_slot);
     lpf_deregister(ctx, src_slot);
@@ -291,14 +331,6 @@ static int cpu_jiffies(double *busy, double *steal, double *total)
     *steal = (double)v[7];
     *total = (double)(v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
     return 0;
-}
-
-static double own_cpu_seconds(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru)) return NAN;
-    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec
-         + (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 static size_t cache_size(void)
@@ -377,16 +409,15 @@ int main(int argc, char **argv)
     args.output_size = sizeof run;
     double b0, s0, j0, b1, s1, j1;
     int have_stat = cpu_jiffies(&b0, &s0, &j0) == 0;
-    double own0 = own_cpu_seconds();
+    res.procs_cpu = NAN;
     double t0 = now();
     lpf_err_t rc = lpf_exec(LPF_ROOT, o.cfg.p, spmd, args);
     res.wall_seconds = now() - t0;
-    /* how much of the machine others used meanwhile (same process only:
-     * under MPI the other ranks' time counts as "others") */
+    /* how much of this machine (process 0's node) others used meanwhile */
     res.others_cpu = res.steal = NAN;
     long hz = sysconf(_SC_CLK_TCK);
-    if (have_stat && cpu_jiffies(&b1, &s1, &j1) == 0 && j1 > j0 && hz > 0) {
-        double own = (own_cpu_seconds() - own0) * (double)hz;
+    if (have_stat && cpu_jiffies(&b1, &s1, &j1) == 0 && j1 > j0 && hz > 0 && isfinite(res.procs_cpu)) {
+        double own = res.procs_cpu * (double)hz;
         double other = (b1 - b0) - own;
         res.others_cpu = other > 0 ? other / (j1 - j0) : 0;
         res.steal = (s1 - s0) / (j1 - j0);

@@ -158,6 +158,7 @@ void pm_default_options(struct pm_options *o, size_t llc_bytes, size_t ram_bytes
     c->samples = 7;
     c->key_samples = 40;
     c->target = 1e-3;
+    c->budget = 90;
     o->plot = 1;
     snprintf(o->out_dir, sizeof o->out_dir, "bspprobe-out");
     snprintf(o->engine, sizeof o->engine, "%s",
@@ -253,6 +254,8 @@ void pm_usage(FILE *f)
 "  --bsp-hmax WORDS    bspbench way: largest h (default 4096)\n"
 "  --pattern-hmax BYTES  patterns: largest h (default 64M)\n"
 "  --as-hmax INTS      As total exchange: largest h (default 4M)\n"
+"  --budget SECONDS    stop sampling after this long, every point keeping the\n"
+"                      samples taken so far (default 90; 0: no limit)\n"
 "  --engine NAME       engine name for the saved rows (default $SUPERSTEP_ENGINE\n"
 "                      or pthread; must be the engine the library runs)\n"
 "  -h, --help          this text\n"
@@ -294,7 +297,7 @@ int pm_parse_options(struct pm_options *o, int argc, char **argv, char *err, siz
         /* options with a value */
         static const char *const valued[] = { "-p", "--procs", "--out", "--json", "--only",
             "--seed", "--samples", "--key-samples", "--volume", "--max-msgs", "--bsp-hmax",
-            "--pattern-hmax", "--as-hmax", "--engine" };
+            "--pattern-hmax", "--as-hmax", "--engine", "--budget" };
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; ++k) known |= !strcmp(name, valued[k]);
         if (!known) return errf(err, errlen, "unknown option %s (try --help)", name);
@@ -347,6 +350,11 @@ int pm_parse_options(struct pm_options *o, int argc, char **argv, char *err, siz
             if (parse_uint(val, 1u << 28, &u) || u < 1) return errf(err, errlen, "bad --as-hmax '%s'", val);
             c->as_hmax = (size_t)u;
             set |= S_AS;
+        } else if (!strcmp(name, "--budget")) {
+            char *end;
+            double b = strtod(val, &end);
+            if (*end || !(b >= 0) || b > 1e6) return errf(err, errlen, "bad --budget '%s' (seconds, 0: none)", val);
+            c->budget = b;
         } else if (!strcmp(name, "--engine")) {
             if (!*val || strlen(val) >= sizeof o->engine || strchr(val, ' '))
                 return errf(err, errlen, "bad engine name '%s'", val);
@@ -1072,6 +1080,8 @@ void pm_analyse(struct pm_results *res, unsigned boot)
             if (pt->h < R->h_bw) R->h_bw = pt->h;
             double ratio = pt->est / pt->pred;
             ratios[nr++] = ratio;
+            if (ratio > 1.25) R->n_above++;
+            if (pt->lo > 1.25 * pt->pred) R->n_slow++;
             double fe = fabs(pt->est / (R->fit.g * pt->h + R->fit.l) - 1.0);
             if (fe > err || !isfinite(fe)) err = fe;
             struct pm_point *c = cp ? point_at(cp, pt->x) : NULL;
@@ -1149,7 +1159,8 @@ int pm_busy_warning(const struct pm_results *res)
 const char *pm_pattern_verdict(const struct pm_pattern_result *R)
 {
     if (!R->n_bw) return "no bandwidth-bound points";
-    if (R->ratio_max > 1.25) return "SLOWER than the model";
+    if (R->n_slow) return "SLOWER than the model";
+    if (R->n_above) return "above the model only within noise";
     if (R->within) return R->affine ? "model holds, affine" : "model holds (within 25%)";
     if (R->n_oc && R->oc_ratio_min >= 0.75 && R->oc_ratio_max <= 1.25)
         return "holds out of cache; faster in cache (memory hierarchy)";
@@ -1169,6 +1180,9 @@ void pm_print_summary(FILE *f, const struct pm_results *res)
         fprintf(f, "  other processes used %.0f%% of the machine's CPU time during the run%s%s\n",
                 100 * res->others_cpu, isfinite(res->steal) && res->steal > 0.01 ? ", the hypervisor " : "",
                 isfinite(res->steal) && res->steal > 0.01 ? "stole some too" : "");
+    if (res->tasks_done < res->tasks)
+        fprintf(f, "  the time budget (--budget %g s) stopped the run after %zu of %zu samples\n",
+                res->cfg.budget, res->tasks_done, res->tasks);
     if (pm_busy_warning(res))
         fprintf(f, "  WARNING: the machine was busy; these figures describe a loaded machine.\n"
                    "  Run again when it is idle.\n");
@@ -1416,6 +1430,8 @@ void pm_write_json(FILE *f, const struct pm_results *res)
     js_bool(&j, "quick", res->cfg.quick);
     js_num(&j, "seed", (double)res->cfg.seed);
     js_num(&j, "wall_seconds", res->wall_seconds);
+    js_int(&j, "samples_planned", (long long)res->tasks);
+    js_int(&j, "samples_taken", (long long)res->tasks_done);
     js_num(&j, "others_cpu_share", res->others_cpu);
     js_num(&j, "steal_share", res->steal);
     js_bool(&j, "busy_warning", pm_busy_warning(res));
@@ -1538,6 +1554,8 @@ void pm_write_json(FILE *f, const struct pm_results *res)
             js_num(&j, "fit_max_rel_error", R->fit_err);
             js_bool(&j, "affine", R->affine);
             js_bool(&j, "within_25_percent", R->within);
+            js_int(&j, "points_above_model", (long long)R->n_above);
+            js_int(&j, "points_significantly_above_model", (long long)R->n_slow);
             js_open(&j, "out_of_cache", '{');
             js_int(&j, "points", (long long)R->n_oc);
             js_num(&j, "ratio_min", R->oc_ratio_min);
@@ -1597,7 +1615,7 @@ static void plot_body(FILE *g, const struct pm_results *res, const struct pm_ser
     int rows = (int)((ns + (size_t)cols - 1) / (size_t)cols);
     fprintf(g, "set multiplot layout %d,%d title \"bspprobe: T(h) per superstep, engine %s, p = %u "
                "(points: measured, 95%% CI; red: own affine fit; green dashed: g(m) h + l(m) from the "
-               "LPF-way figures; grey: memcpy baseline; dotted: latency | bandwidth bound)\" font ',11'\n",
+               "LPF-way figures; grey: memcpy baseline; dotted: latency | bandwidth bound; orange: end of cache)\" font ',11'\n",
             rows, cols, res->engine, res->p);
     for (size_t k = 0; k < ns; ++k) {
         const struct pm_series *se = ser[k];
@@ -1616,7 +1634,8 @@ static void plot_body(FILE *g, const struct pm_results *res, const struct pm_ser
             gfit = res->lpf[q].g.est;
             lfit = res->lpf[q].l.est;
             if (gfit > 0) hbw = lfit / gfit;
-            snprintf(title, sizeof title, "LPF way, total exchange, %g-byte words", se->w);
+            char wb[32];
+            snprintf(title, sizeof title, "LPF way, total exchange, %s words", fmt_bytes(wb, sizeof wb, se->w));
         } else if (se->kind == PM_BSPBENCH) {
             gfit = res->bsp_g.est / 8;
             lfit = res->bsp_l.est;
@@ -1627,8 +1646,14 @@ static void plot_body(FILE *g, const struct pm_results *res, const struct pm_ser
         }
         fprintf(g, "set title \"%s\"\n", title);
         fprintf(g, "unset arrow\n");
+        /* bspbench plots its linear range of h linearly; the rest spans decades */
+        if (se->kind == PM_BSPBENCH) fprintf(g, "unset logscale\nset format y '%%.0s%%cs'\n");
+        else fprintf(g, "set logscale xy\n");
         if (isfinite(hbw) && hbw > 0)
             fprintf(g, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dt 3 lc rgb '#888888'\n", hbw, hbw);
+        if (se->kind == PM_PATTERN && res->cache_h > 0)
+            fprintf(g, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dt 4 lc rgb '#ff7f0e'\n",
+                    res->cache_h, res->cache_h);
         fprintf(g, "plot 'probe.dat' index %zu using 1:2:3:4 with yerrorbars pt 7 ps 0.5 lc rgb '#1f77b4' notitle",
                 k);
         if (isfinite(gfit) && isfinite(lfit))

@@ -68,6 +68,7 @@ struct pm_config {
     unsigned samples;       /* samples per point */
     unsigned key_samples;   /* samples of T(0), T(p), T(2p), T(nmax) */
     double target;          /* seconds one sample should last, about */
+    double budget;          /* stop sampling after this many seconds (0: never) */
 };
 
 struct pm_options {
@@ -183,6 +184,8 @@ struct pm_pattern_result {
     double fit_err;              /* largest |measured/own fit - 1| over those */
     int affine;                  /* fit_err <= 0.25 */
     int within;                  /* every ratio in [0.75, 1.25] */
+    size_t n_above;              /* points measured above 1.25 x the model */
+    size_t n_slow;               /* ... with their whole 95% interval above it */
     /* the same out of cache (where the copy baseline runs at memory speed) */
     size_t n_oc;
     double oc_ratio_min, oc_ratio_max, oc_fit_err;
@@ -201,9 +204,11 @@ struct pm_results {
     unsigned cores;
     size_t llc_bytes;
     double wall_seconds;
+    size_t tasks, tasks_done;    /* samples planned and taken (a time budget may stop early) */
     double others_cpu;           /* share of the machine's CPU time other processes
                                     used during the run (NaN: unknown) */
     double steal;                /* share stolen by the hypervisor (NaN: unknown) */
+    double procs_cpu;            /* CPU seconds the BSP processes used, summed */
     int failed;
     /* the plan and its samples */
     size_t nseries;
