@@ -30,7 +30,7 @@
 namespace {
 
 struct Params {
-    uint64_t n, algo, reps;
+    uint64_t n, algo, reps, P;
 };
 
 thread_local Params *bench_params = nullptr;  // pid 0 only
@@ -38,12 +38,10 @@ thread_local double bench_result = 0.0;
 
 const uint64_t SEED = 2024;
 
-unsigned requested_p = 1;  // read by pid 0 only, before bsp_begin
-
 void bench_spmd()
 {
     Params *pp = bench_params;
-    bsp_begin(pp ? requested_p : 1);
+    bsp_begin(pp ? (bsp_pid_t)pp->P : 1);
     const unsigned p = bsp_nprocs(), pid = bsp_pid();
     Params par{};
     if (pid == 0) {
@@ -57,26 +55,29 @@ void bench_spmd()
     const size_t n = par.n;
     const size_t nl = n / p + (pid < n % p);
     const size_t start = pid * (n / p) + (pid < n % p ? pid : n % p);
-    std::vector<uint32_t> keys(nl + 1);
-    std::vector<double> times;
-    for (uint64_t r = 0; r < par.reps; r++) {
-        for (size_t i = 0; i < nl; i++)
-            keys[i] = sort_key(SEED, 0, start + i);
-        bsp_sync();
-        double t0 = bsp_time();
-        if (par.algo == 2) {
-            size_t nout = 0, first = 0;
-            uint32_t *out = bsp_sample_sort_spmd(keys.data(), nl, &nout, &first);
-            bsp_sync();  // the sample sort ends with a local merge: wait for all
-            times.push_back(bsp_time() - t0);
-            free(out);
-        } else {
-            bsp_radix_sort_spmd(keys.data(), nl, par.algo == 1);
-            times.push_back(bsp_time() - t0);
+    // the other processes end inside bsp_end(): no destructor may be pending
+    {
+        std::vector<uint32_t> keys(nl + 1);
+        std::vector<double> times;
+        for (uint64_t r = 0; r < par.reps; r++) {
+            for (size_t i = 0; i < nl; i++)
+                keys[i] = sort_key(SEED, 0, start + i);
+            bsp_sync();
+            double t0 = bsp_time();
+            if (par.algo == 2) {
+                size_t nout = 0, first = 0;
+                uint32_t *out = bsp_sample_sort_spmd(keys.data(), nl, &nout, &first);
+                bsp_sync();  // the sample sort ends with a local merge: wait for all
+                times.push_back(bsp_time() - t0);
+                free(out);
+            } else {
+                bsp_radix_sort_spmd(keys.data(), nl, par.algo == 1);
+                times.push_back(bsp_time() - t0);
+            }
         }
+        if (pid == 0)
+            bench_result = app_median(times.data(), (int)times.size());
     }
-    if (pid == 0)
-        bench_result = app_median(times.data(), (int)times.size());
     bsp_end();
 }
 
@@ -159,9 +160,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_sort: unknown algorithm %s\n", a.c_str());
                 return 2;
             }
-            Params par{ n, (uint64_t)algo, (uint64_t)reps };
+            Params par{ n, (uint64_t)algo, (uint64_t)reps, P };
             bench_params = &par;
-            requested_p = P;
             bsp_init(bench_spmd, argc, argv);
             bench_spmd();
             bench_params = nullptr;

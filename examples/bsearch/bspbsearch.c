@@ -239,8 +239,10 @@ static void bspbsearch_entry(void)
     bsp_push_reg(gid, pid == 0 ? M * sizeof(size_t) : 0);
     bsp_sync();
     if (pid == 0) {
-        memcpy(table, job->table, nt * sizeof *table);
-        memcpy(queries, job->queries, nq * sizeof *queries);
+        if (nt)
+            memcpy(table, job->table, nt * sizeof *table);
+        if (nq)
+            memcpy(queries, job->queries, nq * sizeof *queries);
         for (unsigned q = 1; q < p; q++) {
             const size_t tl = block_len(N, p, q), ql = block_len(M, p, q);
             if (tl)
@@ -253,7 +255,7 @@ static void bspbsearch_entry(void)
 
     bsp_bsearch_spmd(table, nt, queries, nq, out, variant);
 
-    if (pid == 0)
+    if (pid == 0 && nq)
         memcpy(job->out, out, nq * sizeof *out);
     else if (nq)
         bsp_hpput(0, out, gid, block_start(M, p, pid) * sizeof *out, nq * sizeof *out);

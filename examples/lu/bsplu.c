@@ -298,7 +298,8 @@ static void bsplu_entry(void)
                     job->a[(li * M + sq) * n + lj * N + tq] = gbuf[o + li * nc + lj];
             o += nr * nc;
         }
-        memcpy(job->perm, perm, n * sizeof(size_t));
+        if (n)
+            memcpy(job->perm, perm, n * sizeof(size_t));
         job->status = status;
     }
     bsp_pop_reg(gid);

@@ -317,7 +317,8 @@ static void bspsort_entry(void)
     bsp_push_reg(gid, pid == 0 ? n * KSZ : 0);
     bsp_sync();
     if (pid == 0) {
-        memcpy(local, job->keys, nl * KSZ);
+        if (nl)
+            memcpy(local, job->keys, nl * KSZ);
         size_t off = nl;
         for (unsigned q = 1; q < p; q++) {
             const size_t nq = n / p + (q < n % p);

@@ -56,6 +56,8 @@ int sort_cmp_u32(const void *x, const void *y)
 
 void sort_qsort(uint32_t *a, size_t n)
 {
+    if (n < 2)
+        return;
     qsort(a, n, sizeof *a, sort_cmp_u32);
 }
 
@@ -87,7 +89,8 @@ int sort_check(const uint32_t *in, const uint32_t *out, size_t n)
     uint32_t *ref = malloc((n ? n : 1) * sizeof *ref);
     if (!ref)
         return 0;
-    memcpy(ref, in, n * sizeof *ref);
+    if (n)
+        memcpy(ref, in, n * sizeof *ref);
     sort_qsort(ref, n);
     int ok = n == 0 || !memcmp(ref, out, n * sizeof *ref);
     free(ref);

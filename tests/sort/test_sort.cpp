@@ -97,25 +97,28 @@ void uneven_spmd()
     bsp_begin(job ? job->P : 1);
     const unsigned p = bsp_nprocs(), pid = bsp_pid();
     const size_t nl = local_size(pid), n = local_start(p);
-    std::vector<uint32_t> keys(nl + 1);
-    for (size_t i = 0; i < nl; i++)
-        keys[i] = sort_key(5, 500, local_start(pid) + i);
     char dummy = 0;
     void *gid = pid == 0 ? (void *)job->out->data() : (void *)&dummy;
     bsp_push_reg(gid, pid == 0 ? n * sizeof(uint32_t) : 0);
-    bsp_sync();
-    if (ALGO == SAMPLE) {
-        size_t nout = 0, first = 0;
-        uint32_t *out = bsp_sample_sort_spmd(keys.data(), nl, &nout, &first);
-        if (nout)
-            bsp_put(0, out, gid, first * sizeof(uint32_t), nout * sizeof(uint32_t));
-        free(out);
-    } else {
-        bsp_radix_sort_spmd(keys.data(), nl, ALGO == RADIX_OPT);
-        if (nl)
-            bsp_put(0, keys.data(), gid, local_start(pid) * sizeof(uint32_t), nl * sizeof(uint32_t));
+    // the other processes end inside bsp_end(): no destructor may be pending
+    {
+        std::vector<uint32_t> keys(nl + 1);
+        for (size_t i = 0; i < nl; i++)
+            keys[i] = sort_key(5, 500, local_start(pid) + i);
+        bsp_sync();
+        if (ALGO == SAMPLE) {
+            size_t nout = 0, first = 0;
+            uint32_t *out = bsp_sample_sort_spmd(keys.data(), nl, &nout, &first);
+            if (nout)
+                bsp_put(0, out, gid, first * sizeof(uint32_t), nout * sizeof(uint32_t));
+            free(out);
+        } else {
+            bsp_radix_sort_spmd(keys.data(), nl, ALGO == RADIX_OPT);
+            if (nl)
+                bsp_put(0, keys.data(), gid, local_start(pid) * sizeof(uint32_t), nl * sizeof(uint32_t));
+        }
+        bsp_sync();
     }
-    bsp_sync();
     bsp_pop_reg(gid);
     bsp_end();
 }
