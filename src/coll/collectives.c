@@ -160,7 +160,9 @@ static lpf_err_t coll_init(const char *fn, lpf_t ctx, lpf_pid_t s, lpf_pid_t p,
         size_t max_byte_size, lpf_coll_t *coll)
 {
     if (coll == NULL) coll_fail(ctx, fn, "coll is NULL");
-    if (p == 0 || s >= p) coll_fail(ctx, fn, "pid s = %u is out of range (p = %u)", s, p);
+    if (p == 0) coll_fail(ctx, fn, "p is 0");
+    /* s >= p: a process of the context beyond the first p; it is no member
+     * but takes part in the collective registration and syncs */
     if (str == 0) coll_fail(ctx, fn, "stride is 0");
 
     lpf_pid_t P = 0;
@@ -192,7 +194,7 @@ static lpf_err_t coll_init(const char *fn, lpf_t ctx, lpf_pid_t s, lpf_pid_t p,
         translate[k] = lo + k * str;
         inv[lo + k * str] = k;
     }
-    lpf_pid_t me = inv[s];
+    lpf_pid_t me = s < p ? inv[s] : LPF_MAX_P;
 
     void *buffer = NULL;
     lpf_memslot_t slot = LPF_INVALID_MEMSLOT;

@@ -860,6 +860,39 @@ TEST_P(Coll, StridedSubsets)
     expect_ok(ct::run(GetParam(), spmd_strided, &r), r, GetParam());
 }
 
+// lpf_collectives_init with p smaller than the context: pids >= p take part
+// in the registration and the syncs as non-members
+void spmd_first_q(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    Proc pr(ctx, s, p);
+    const lpf_pid_t q = p > 1 ? p - 1 : 1;
+    double x = s + 1.0;
+    pr.caps(2, 2 * p);
+    lpf_memslot_t xs = reg_global(pr, &x, sizeof x);
+    lpf_coll_t coll;
+    pr.begin(0);
+    lpf_err_t rc = lpf_collectives_init(ctx, s, q, 1, sizeof x, 0, &coll);
+    pr.check(rc == LPF_SUCCESS && ct::window_syncs() == 1, "init rc %d", rc);
+    pr.end();
+    const bool member = s < q;
+    pr.check(coll.P == q && coll.s == (member ? s : LPF_MAX_P), "P %u s %u", coll.P, coll.s);
+    pr.begin(2 * q);
+    lpf_allreduce(coll, &x, xs, sizeof x, sum_doubles);
+    pr.sync();
+    pr.end();
+    double want = member ? q * (q + 1) / 2.0 : s + 1.0;
+    pr.check(x == want, "allreduce over the first %u: %g want %g", q, x, want);
+    lpf_collectives_destroy(coll);
+    lpf_deregister(ctx, xs);
+    pr.finish(args);
+}
+
+TEST_P(Coll, InitOverTheFirstProcessesOnly)
+{
+    Result r;
+    expect_ok(ct::run(GetParam(), spmd_first_q, &r), r, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(P, Coll, ::testing::Values(1u, 2u, 3u, 4u, 8u),
         [](const ::testing::TestParamInfo<unsigned> &i) { return "P" + std::to_string(i.param); });
 
