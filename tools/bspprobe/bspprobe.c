@@ -65,7 +65,7 @@ static double thread_cpu_seconds(void)
 /* r: DAXPY (bspbench) and memcpy (LPF's normalisation)                 */
 /* ------------------------------------------------------------------ */
 
-static volatile double fool;   /* keeps the kernels' results alive */
+static __thread volatile double fool;   /* keeps the kernels' results alive (per process) */
 
 static void daxpy_rates(double *rates, int quick)
 {
