@@ -83,23 +83,12 @@ static struct {
     char engine[SSTEP_PARAM_ENGINE_LEN];
 } params = { PTHREAD_ONCE_INIT, NULL, 0, "pthread" };
 
-SSTEP_HIDDEN const char *sstep_params_path(char *buf, size_t len);
-const char *sstep_params_path(char *buf, size_t len)
-{
-    const char *env = getenv("SUPERSTEP_PARAMS");
-    if (env && *env) { snprintf(buf, len, "%s", env); return buf; }
-    const char *home = getenv("HOME");
-    if (!home || !*home) return NULL;
-    snprintf(buf, len, "%s/.superstep/params.txt", home);
-    return buf;
-}
-
 static void load_params(void)
 {
     char path[4096];
     const struct sstep_engine *e = sstep_default_engine();
     if (e && e->name) snprintf(params.engine, sizeof params.engine, "%s", e->name);
-    if (!sstep_params_path(path, sizeof path)) return;
+    if (!sstep_param_path(path, sizeof path)) return;
     FILE *f = fopen(path, "r");
     if (!f) return;
     char line[512];

@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SSTEP_PARAM_ENGINE_LEN 16
@@ -37,6 +38,18 @@ struct sstep_param_row {
     double g;   /* seconds per byte, finite > 0 */
     double l;   /* seconds, finite > 0 */
 };
+
+/* Where the file is: $SUPERSTEP_PARAMS, else $HOME/.superstep/params.txt.
+ * Returns buf, or NULL when neither variable is set. */
+static inline const char *sstep_param_path(char *buf, size_t len)
+{
+    const char *env = getenv("SUPERSTEP_PARAMS");
+    if (env && *env) { snprintf(buf, len, "%s", env); return buf; }
+    const char *home = getenv("HOME");
+    if (!home || !*home) return NULL;
+    snprintf(buf, len, "%s/.superstep/params.txt", home);
+    return buf;
+}
 
 /* Parse one line. Returns 1 for a valid row, 0 for a comment, a blank or a
  * malformed line (p == 0, non-finite or non-positive g or l, negative m). */

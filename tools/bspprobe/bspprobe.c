@@ -349,19 +349,6 @@ static size_t cache_size(void)
     return c > 0 ? (size_t)c : 0;
 }
 
-static int make_dir(const char *dir)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *q = buf + 1; *q; ++q) {
-        if (*q != '/') continue;
-        *q = '\0';
-        if (mkdir(buf, 0755) && errno != EEXIST) return -1;
-        *q = '/';
-    }
-    return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 /* gnuplot -e "cd 'DIR'; load 'probe.gp'"; 0 on success */
 static int run_gnuplot(const char *dir)
 {
@@ -437,7 +424,7 @@ int main(int argc, char **argv)
     pm_print_summary(txt, &res);
 
     int status = 0;
-    if (make_dir(o.out_dir)) {
+    if (pm_mkdirs(o.out_dir)) {
         fprintf(stderr, "bspprobe: cannot create %s: %s\n", o.out_dir, strerror(errno));
         status = 1;
     } else {

@@ -140,8 +140,6 @@ void pm_lpf_estimate(double T0, double Tp, double T2p, double Tn, double p,
 #define MiB ((size_t)1 << 20)
 #define GiB ((size_t)1 << 30)
 
-static size_t llc_of_options, ram_of_options;
-
 void pm_default_options(struct pm_options *o, size_t llc_bytes, size_t ram_bytes,
         const char *engine_env)
 {
@@ -163,8 +161,8 @@ void pm_default_options(struct pm_options *o, size_t llc_bytes, size_t ram_bytes
     snprintf(o->out_dir, sizeof o->out_dir, "bspprobe-out");
     snprintf(o->engine, sizeof o->engine, "%s",
             engine_env && *engine_env ? engine_env : "pthread");
-    llc_of_options = llc_bytes ? llc_bytes : 32 * MiB;
-    ram_of_options = ram_bytes ? ram_bytes : 4 * GiB;
+    o->llc = llc_bytes ? llc_bytes : 32 * MiB;
+    o->ram = ram_bytes ? ram_bytes : 4 * GiB;
 }
 
 int pm_parse_size(const char *s, size_t *out)
@@ -377,8 +375,8 @@ int pm_parse_options(struct pm_options *o, int argc, char **argv, char *err, siz
     if (!(c->volume > 0)) {
         /* LPF §4.1: n_max at least four times the cache; the processes share
          * the last-level cache, so 4 x LLC over all of them */
-        double v = 4.0 * (double)llc_of_options / c->p;
-        double cap = (double)ram_of_options / (8.0 * c->p);
+        double v = 4.0 * (double)o->llc / c->p;
+        double cap = (double)o->ram / (8.0 * c->p);
         if (cap > (double)GiB) cap = (double)GiB;
         if (v > cap) v = cap;
         if (v < (double)(16 * MiB)) v = (double)(16 * MiB);
@@ -1738,12 +1736,7 @@ int pm_write_plot_files(const char *dir, const struct pm_results *res)
 
 int pm_default_params_path(char *buf, size_t len)
 {
-    const char *env = getenv("SUPERSTEP_PARAMS");
-    if (env && *env) { snprintf(buf, len, "%s", env); return 0; }
-    const char *home = getenv("HOME");
-    if (!home || !*home) return -1;
-    snprintf(buf, len, "%s/.superstep/params.txt", home);
-    return 0;
+    return sstep_param_path(buf, len) ? 0 : -1;
 }
 
 long pm_load_params(const char *path, struct sstep_param_row *rows, size_t cap)
@@ -1758,7 +1751,7 @@ long pm_load_params(const char *path, struct sstep_param_row *rows, size_t cap)
     return (long)sstep_param_normalize(rows, n);
 }
 
-static int mkdirs(const char *dir)
+int pm_mkdirs(const char *dir)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
@@ -1780,7 +1773,7 @@ int pm_save_params(const char *path, const struct sstep_param_row *rows, size_t 
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {
         *slash = '\0';
-        if (mkdirs(dir)) return errf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        if (pm_mkdirs(dir)) return errf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
     }
     /* keep the other rows (other engines, other p) as they were written */
     char *kept = NULL;

@@ -80,6 +80,7 @@ struct pm_options {
     char engine[SSTEP_PARAM_ENGINE_LEN];
     int plot;
     int help;
+    size_t llc, ram;        /* the machine's last-level cache and memory, bytes */
 };
 
 /* Defaults for a machine with this last-level cache (bytes) and RAM. */
@@ -278,8 +279,11 @@ int pm_save_params(const char *path, const struct sstep_param_row *rows, size_t 
         const char *comment, char *err, size_t errlen);
 /* Read all valid rows of a file (normalized). Returns the count or -1. */
 long pm_load_params(const char *path, struct sstep_param_row *rows, size_t cap);
-/* Where lpf_probe looks: $SUPERSTEP_PARAMS, else $HOME/.superstep/params.txt. */
+/* Where lpf_probe looks: $SUPERSTEP_PARAMS, else $HOME/.superstep/params.txt
+ * (0), or -1 when neither is set. */
 int pm_default_params_path(char *buf, size_t len);
+/* mkdir -p; 0 or -1 (errno set) */
+int pm_mkdirs(const char *dir);
 
 #ifdef __cplusplus
 }
