@@ -259,7 +259,7 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
      * (this also puts the registrations in force) */
     for (unsigned q = 0; q < p; ++q) {
         if (q == s) {
-            for (int d = 0; d < 2; ++d) {
+            for (int d = 0; d < ((flags & BSPFFT_FORWARD_ONLY) ? 1 : 2); ++d) {
                 const int sign = d == 0 ? FFTW_FORWARD : FFTW_BACKWARD;
                 if (L == 1) {
                     pl->plan[d][0] = plan_pass(N, r[0], pl->xa, pl->xa, sign, flags);
@@ -290,7 +290,8 @@ void bspfft_plan_destroy(bspfft_plan *pl)
     for (unsigned q = 0; q < pl->p; ++q) {
         if (q == pl->s)
             for (int d = 0; d < 2; ++d)
-                for (int l = 0; l < pl->L; ++l) fftw_destroy_plan(pl->plan[d][l]);
+                for (int l = 0; l < pl->L; ++l)
+                    if (pl->plan[d][l]) fftw_destroy_plan(pl->plan[d][l]);
         bsp_sync();
     }
     free_tables(pl);
@@ -375,6 +376,7 @@ static void exec_general(bspfft_plan *pl, fftw_complex *x, int d)
 void bspfft_execute(bspfft_plan *pl, double *xin, int sign)
 {
     const int d = sign < 0 ? 0 : 1;
+    if (!pl->plan[d][0]) bsp_abort("bspfft_execute: the plan has no backward transform\n");
     fftw_complex *x = (fftw_complex *)xin;
     const int staged = fftw_alignment_of(xin) != pl->align;
     if (staged) {

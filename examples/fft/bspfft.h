@@ -45,7 +45,8 @@ enum {
     BSPFFT_ESTIMATE = 0,    /* FFTW_ESTIMATE plans (fast planning) */
     BSPFFT_MEASURE = 1,     /* FFTW_MEASURE plans (slow planning, faster transforms) */
     BSPFFT_GENERIC = 2,     /* force the general multi-pass code even when p^2 | n */
-    BSPFFT_BUFFERED = 4     /* redistribute with bsp_put instead of bsp_hpput */
+    BSPFFT_BUFFERED = 4,    /* redistribute with bsp_put instead of bsp_hpput */
+    BSPFFT_FORWARD_ONLY = 8 /* plan the forward transform only (halves planning) */
 };
 
 typedef struct bspfft_plan bspfft_plan;

@@ -86,14 +86,14 @@ TEST_P(PagerankBsp, MatchesSequential)
 {
     const unsigned P = std::get<0>(GetParam());
     Graph g;
-    ASSERT_EQ(0, sp_powerlaw(4000, 6.0, 2.4, 21, &g.A));
+    ASSERT_EQ(0, sp_powerlaw(2000, 6.0, 2.4, 21, &g.A));
     sp_crs G;
     ASSERT_EQ(0, sp_transpose(&g.A, &G));
     sp_part part;
     ASSERT_EQ(0, sp_partition(&G, P, sp_part_kind(std::get<1>(GetParam())), &part));
     pr_opts o = pr_default_opts();
     o.v = spmv_variant(std::get<2>(GetParam()));
-    std::vector<double> r(4000, -1.0), ref(4000);
+    std::vector<double> r(2000, -1.0), ref(2000);
     pr_info bi, si;
     ASSERT_EQ(0, pagerank_seq(&g.A, &o, ref.data(), &si));
     ASSERT_EQ(0, bsp_pagerank(&g.A, &part, &o, r.data(), P, &bi));
