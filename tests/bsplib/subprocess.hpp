@@ -60,8 +60,16 @@ inline Child run_child(std::vector<std::string> argv, const std::string &input =
     posix_spawnattr_init(&at);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&at, 0);
+    // the child's environment: ours, with the entries of `env` replacing
+    // those of the same name
     std::vector<std::string> envs;
-    for (char **e = environ; *e; ++e) envs.emplace_back(*e);
+    for (char **e = environ; *e; ++e) {
+        const std::string cur(*e);
+        bool replaced = false;
+        for (const auto &x : env)
+            if (cur.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0) replaced = true;
+        if (!replaced) envs.push_back(cur);
+    }
     for (const auto &e : env) envs.push_back(e);
     std::vector<char *> cenv, cargv;
     for (auto &e : envs) cenv.push_back(const_cast<char *>(e.c_str()));
