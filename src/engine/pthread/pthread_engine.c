@@ -201,6 +201,10 @@ static int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
  * more): waiters for a later episode see the gone bit and fail. */
 static void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx)
 {
+    /* Leave once: a process whose sync failed has left already, and peers
+     * that saw its gone bit may be reading final_* right now. Only the
+     * owner sets its own gone bits. */
+    if (atomic_load_explicit(pt_word(g, pid, 1), memory_order_relaxed) & PT_GONE) return;
     struct pt_proc *me = &g->procs[pid];
     me->final_syncs = ctx ? ctx->superstep : 0;
     me->final_failed = ctx ? ctx->failed : 1;
