@@ -135,7 +135,8 @@ TEST_P(BspProgram, EdupackLu)
     for (unsigned M = 1; M <= P; ++M) {
         if (P % M) continue;
         const unsigned N = P / M;
-        Child r = run_child({ EDUPACK_LU_BIN }, std::to_string(M) + "\n" + std::to_string(N) + "\n60\n",
+        // n = 36: 108 supersteps per grid (8 processes share 2 cores in CI)
+        Child r = run_child({ EDUPACK_LU_BIN }, std::to_string(M) + "\n" + std::to_string(N) + "\n36\n",
                 60, { P_env(16) });
         SCOPED_TRACE("grid " + std::to_string(M) + " x " + std::to_string(N));
         expect_ok(r);
