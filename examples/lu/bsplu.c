@@ -3,23 +3,24 @@
  *
  * Process s + t*M owns the entries (i,j) with i % M == s and j % N == t.
  * Stage k (column k, owned by process column kc = k % N, row k by process
- * row kr = k % M) takes three supersteps:
+ * row kr = k % M) takes two supersteps:
  *
  *   S1  processes of column kc find their local candidate pivot in column k
- *       (largest |a_ik|, i >= k) and put (value, row, a_kk) to every process
- *       of column kc.                                              sync
- *   S2  column kc picks the pivot row r and value (ties: smallest row, as
- *       the sequential code), puts (r, pivot) along its process row, turns
- *       its part of column k into multipliers (already in the post-swap
- *       order) and puts them along the process row.               sync
- *   S3  every process knows r: the owners of rows k and r swap them (puts
- *       between the two process rows, or a local swap), and the owner of
- *       row r, the new pivot row, puts its part of it (columns > k) along
- *       its process column.                                         sync
+ *       (largest |a_ik|, i >= k; first one on ties) and put (value, row,
+ *       a_kk) to every process, M triples per process.           sync
+ *   S2  every process picks the same pivot row r and value from the M
+ *       candidates (ties: smallest row, as the sequential code). Column kc
+ *       turns its part of column k into multipliers (already in the
+ *       post-swap order) and puts them along its process row; the owners of
+ *       rows k and r swap them (puts between the two process rows, or a
+ *       local swap); the owner of row r, the new pivot row, puts its part
+ *       of it (columns > k) along its process column.             sync
  *   then (computation of S1 of the next stage) the rank-1 update
  *       a_ij -= l_i * u_j for i, j > k.
  *
- * Communication per stage: h <= max(3M, N, nlr*N, nlc*M) words, 3 syncs.
+ * Per stage: 2 syncs, h <= max(3p, 3M, nlr*N + nlc, nlc*M) words. (BSPedupack's
+ * bsplu uses more supersteps per stage: it broadcasts the pivot candidates
+ * only along the process column, so the row swap waits another superstep.)
  */
 #define _POSIX_C_SOURCE 200809L
 #include "lu.h"
@@ -64,12 +65,10 @@ int bsplu_spmd(unsigned M, unsigned N, size_t n, double *a, size_t *perm)
     const size_t nlr = bsplu_nloc(n, M, s), nlc = bsplu_nloc(n, N, t);
 
     double *cand = xmalloc(3 * M * DSZ);   /* (value, row or -1, a_kk) per process row */
-    double rinfo[2] = { 0.0, 0.0 };         /* (pivot row, pivot value) */
     double *lcol = xmalloc(nlr * DSZ);      /* multipliers of my rows */
     double *lrow = xmalloc(nlc * DSZ);      /* pivot row, my columns */
     double *rowbuf = xmalloc(nlc * DSZ);    /* row arriving by the swap */
     bsp_push_reg(cand, 3 * M * DSZ);
-    bsp_push_reg(rinfo, sizeof rinfo);
     bsp_push_reg(lcol, nlr * DSZ);
     bsp_push_reg(lrow, nlc * DSZ);
     bsp_push_reg(rowbuf, nlc * DSZ);
@@ -85,7 +84,7 @@ int bsplu_spmd(unsigned M, unsigned N, size_t n, double *a, size_t *perm)
         const size_t cstart1 = (k + N - t) / N;    /* my cols with j <= k */
         const size_t lk = k / N;                   /* local index of column k (t == kc) */
 
-        /* S1: local pivot candidate, to the whole process column */
+        /* S1: local pivot candidate, to every process */
         if (t == kc) {
             double e[3] = { 0.0, -1.0, 0.0 };
             if (lstart < nlr) {
@@ -103,71 +102,63 @@ int bsplu_spmd(unsigned M, unsigned N, size_t n, double *a, size_t *perm)
                 if (s == kr)
                     e[2] = a[lstart * nlc + lk]; /* my row lstart is row k */
             }
-            for (unsigned s2 = 0; s2 < M; s2++)
-                bsp_put(s2 + kc * M, e, cand, (size_t)s * 3 * DSZ, 3 * DSZ);
+            for (unsigned q = 0; q < p; q++)
+                bsp_put(q, e, cand, (size_t)s * 3 * DSZ, 3 * DSZ);
         }
         bsp_sync();
 
-        /* S2: pivot choice, multipliers, broadcast along the process row */
-        if (t == kc) {
-            double piv = 0.0, r = -1.0;
-            for (unsigned s2 = 0; s2 < M; s2++) {
-                const double *c = cand + 3 * s2;
-                if (c[1] < 0.0)
-                    continue;
-                if (r < 0.0 || fabs(c[0]) > fabs(piv) || (fabs(c[0]) == fabs(piv) && c[1] < r)) {
-                    piv = c[0];
-                    r = c[1];
-                }
-            }
-            const double akk = cand[3 * kr + 2];
-            double info[2] = { r, piv };
-            if (piv == 0.0)
-                info[0] = -1.0;
-            for (unsigned t2 = 0; t2 < N; t2++)
-                bsp_put(s + t2 * M, info, rinfo, 0, sizeof info);
-            if (piv != 0.0) {
-                const size_t ri = (size_t)r;
-                /* column k in the pre-swap layout: row r keeps the pivot
-                 * (it moves to row k), row k gets its multiplier (it moves
-                 * to row r), the others are divided */
-                for (size_t li = lstart; li < nlr; li++) {
-                    const size_t gi = li * M + s;
-                    double *x = a + li * nlc + lk;
-                    if (gi == ri)
-                        continue;
-                    *x = (gi == k) ? akk / piv : *x / piv;
-                }
-                /* multipliers in the post-swap layout, rows > k */
-                for (size_t li = lstart1; li < nlr; li++) {
-                    const size_t gi = li * M + s;
-                    lcol[li] = (gi == ri) ? akk / piv : a[li * nlc + lk];
-                }
-                if (lstart1 < nlr)
-                    for (unsigned t2 = 0; t2 < N; t2++)
-                        if (t2 != t)
-                            bsp_put(s + t2 * M, lcol + lstart1, lcol, lstart1 * DSZ,
-                                    (nlr - lstart1) * DSZ);
+        /* S2: the pivot, the same everywhere */
+        double piv = 0.0, rd = -1.0;
+        for (unsigned s2 = 0; s2 < M; s2++) {
+            const double *c = cand + 3 * s2;
+            if (c[1] < 0.0)
+                continue;
+            if (rd < 0.0 || fabs(c[0]) > fabs(piv) || (fabs(c[0]) == fabs(piv) && c[1] < rd)) {
+                piv = c[0];
+                rd = c[1];
             }
         }
-        bsp_sync();
-
-        /* S3: everybody knows r; swap rows k and r, broadcast the pivot row */
-        if (rinfo[0] < 0.0) {
+        if (piv == 0.0) {
             status = -1;
             break;
         }
-        const size_t r = (size_t)rinfo[0];
+        const size_t r = (size_t)rd;
         const unsigned rr = (unsigned)(r % M);
         {
             size_t tmp = perm[k];
             perm[k] = perm[r];
             perm[r] = tmp;
         }
-        if (s == rr && cstart1 < nlc) /* old row r is the new row k */
+        /* column kc: multipliers, along the process row. Column k in the
+         * pre-swap layout: row r keeps the pivot (it moves to row k), row k
+         * gets its multiplier (it moves to row r), the others are divided;
+         * this happens before the rows are swapped below */
+        if (t == kc) {
+            const double akk = cand[3 * kr + 2];
+            for (size_t li = lstart; li < nlr; li++) {
+                const size_t gi = li * M + s;
+                double *x = a + li * nlc + lk;
+                if (gi == r)
+                    continue;
+                *x = (gi == k) ? akk / piv : *x / piv;
+            }
+            /* multipliers in the post-swap layout, rows > k */
+            for (size_t li = lstart1; li < nlr; li++) {
+                const size_t gi = li * M + s;
+                lcol[li] = (gi == r) ? akk / piv : a[li * nlc + lk];
+            }
+            if (lstart1 < nlr)
+                for (unsigned t2 = 0; t2 < N; t2++)
+                    if (t2 != t)
+                        bsp_put(s + t2 * M, lcol + lstart1, lcol, lstart1 * DSZ,
+                                (nlr - lstart1) * DSZ);
+        }
+        /* old row r is the new row k: along the process column */
+        if (s == rr && cstart1 < nlc)
             for (unsigned s2 = 0; s2 < M; s2++)
                 bsp_put(s2 + t * M, a + (r / M) * nlc + cstart1, lrow, cstart1 * DSZ,
                         (nlc - cstart1) * DSZ);
+        /* swap rows k and r */
         const int local_swap = (r != k && s == kr && s == rr);
         if (local_swap) {
             double *x = a + (k / M) * nlc, *y = a + (r / M) * nlc;
@@ -202,7 +193,6 @@ int bsplu_spmd(unsigned M, unsigned N, size_t n, double *a, size_t *perm)
     bsp_pop_reg(rowbuf);
     bsp_pop_reg(lrow);
     bsp_pop_reg(lcol);
-    bsp_pop_reg(rinfo);
     bsp_pop_reg(cand);
     bsp_sync();
     free(rowbuf);

@@ -64,7 +64,7 @@ int bsplu(unsigned P, unsigned M, unsigned N, size_t n, double *a, size_t *perm)
  * nloc(n,M,s) x nloc(n,N,t) array `local` (local (li,lj) = global
  * (li*M+s, lj*N+t)). perm (length n) is output on every process. Returns 0
  * or -1 (singular) on every process. Pushes and pops its own registrations
- * (the caller's stay valid) and sends no BSMP messages; its bsp_syncs (3 per
+ * (the caller's stay valid) and sends no BSMP messages; its bsp_syncs (2 per
  * column, plus 2) discard messages the caller left unread. */
 int bsplu_spmd(unsigned M, unsigned N, size_t n, double *local, size_t *perm);
 
