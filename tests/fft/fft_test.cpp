@@ -3,6 +3,7 @@
 // redistribution) and p > sqrt(n) (several), both redistribution codes,
 // buffered and unbuffered puts, and unaligned local arrays.
 #include "bspfft.h"
+#include "inprod.h"
 
 #include <app_util.h>
 #include <bsp.h>
@@ -135,11 +136,7 @@ void spmd_entry()
         if (s != 0) a = nullptr;
         // parameters to everybody
         size_t par[3] = { a ? a->n : 0, a ? a->flags : 0u, a ? size_t(a->unaligned) : 0u };
-        bsp_push_reg(par, sizeof par);
-        bsp_sync();
-        bsp_get(0, par, 0, par, sizeof par);
-        bsp_sync();
-        bsp_pop_reg(par);
+        app_broadcast(par, sizeof par);
         const size_t n = par[0], N = n / p;
         // every process builds its cyclic part of the same x0 itself
         const std::vector<double> x0 = rand_cvec(n, 77);
