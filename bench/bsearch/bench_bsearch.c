@@ -3,6 +3,9 @@
  * (examples/bsearch, PUB Programs 1, 2a, 2b) against the sequential binary
  * search of the same queries in the same table. One JSON line per
  * (program, p):
+ * The codes are timed in rounds (sequential, then each p and program, then
+ * again), so that a change in the load of the (shared) machine hits all
+ * alike.
  *   t_seq   median time of bs_seq (M lower-bound searches in N keys)
  *   t_bsp   median time of bsp_bsearch_spmd on data already distributed
  *           (each process makes its blocks of table and queries from the
@@ -128,33 +131,46 @@ int main(int argc, char **argv)
         table[i] = bs_table_entry(SEED, i);
     for (size_t i = 0; i < M; i++)
         q[i] = bs_query(SEED, N, i);
-    double ts[64];
-    for (int r = 0; r < reps && r < 64; r++) {
+    if (reps > 64)
+        reps = 64;
+    /* rounds: the sequential search and every (p, program) in turn, so that
+     * a change in the load of the (shared) machine hits all of them alike */
+    static double ts[64], tb[16][3][64], tc[16][3][64];
+    int ok[16][3];
+    for (int ip = 0; ip < np; ip++)
+        for (int iv = 0; iv < nv; iv++)
+            ok[ip][iv] = 1;
+    for (int r = 0; r < reps; r++) {
         double t0 = app_now();
         bs_seq(table, N, q, M, ref);
         ts[r] = app_now() - t0;
+        for (int ip = 0; ip < np; ip++)
+            for (int iv = 0; iv < nv; iv++) {
+                struct params par = { N, M, (uint64_t)vars[iv], 1, ps[ip] };
+                bench_params = &par;
+                bsp_init(spmd, argc, argv);
+                spmd();
+                bench_params = NULL;
+                tb[ip][iv][r] = bench_result;
+                t0 = app_now();
+                int st = bsp_bsearch((unsigned)ps[ip], table, N, q, M, out, vars[iv]);
+                tc[ip][iv][r] = app_now() - t0;
+                ok[ip][iv] = ok[ip][iv] && st == 0 && (M == 0 || !memcmp(out, ref, M * sizeof *out));
+            }
     }
-    const double tseq = app_median(ts, reps < 64 ? reps : 64), tseq_min = ts[0];
+    const double tseq = app_median(ts, reps), tseq_min = ts[0];
     for (int ip = 0; ip < np; ip++) {
         const unsigned P = (unsigned)ps[ip];
         for (int iv = 0; iv < nv; iv++) {
-            struct params par = { N, M, (uint64_t)vars[iv], (uint64_t)reps, P };
-            bench_params = &par;
-            bsp_init(spmd, argc, argv);
-            spmd();
-            bench_params = NULL;
-            const double tbsp = bench_result, tbsp_min = bench_min;
-            double t0 = app_now();
-            int st = bsp_bsearch(P, table, N, q, M, out, vars[iv]);
-            const double tcall = app_now() - t0;
-            const int ok = st == 0 && (M == 0 || !memcmp(out, ref, M * sizeof *out));
+            const double tbsp = app_median(tb[ip][iv], reps), tbsp_min = tb[ip][iv][0];
+            const double tcall = app_median(tc[ip][iv], reps);
             printf("{\"bench\":\"bsearch\",\"program\":\"%s\",\"N\":%zu,\"M\":%zu,\"p\":%u,\"reps\":%d,"
                    "\"t_seq\":%.6f,\"t_bsp\":%.6f,\"t_call\":%.6f,\"speedup\":%.3f,\"speedup_call\":%.3f,"
                    "\"us_per_query_per_proc\":%.4f,\"t_seq_min\":%.6f,\"t_bsp_min\":%.6f,"
                    "\"speedup_min\":%.3f,\"correct\":%s}\n",
                    vname[vars[iv]], N, M, P, reps, tseq, tbsp, tcall, tseq / tbsp, tseq / tcall,
                    M ? tbsp * P / (double)M * 1e6 : 0.0, tseq_min, tbsp_min, tseq_min / tbsp_min,
-                   ok ? "true" : "false");
+                   ok[ip][iv] ? "true" : "false");
             fflush(stdout);
         }
     }

@@ -1,6 +1,8 @@
 /*
  * bench_lu: BSP LU decomposition (examples/lu) against the sequential LU
  * with partial pivoting. One JSON line per (n, p):
+ * The codes are timed in rounds (sequential, then each p, then again), so
+ * that a change in the load of the (shared) machine hits all alike.
  *   t_seq   median time of lu_seq (the same right-looking algorithm)
  *   t_bsp   median time of bsplu_spmd on data already distributed (each
  *           process makes its block of the matrix from the global indices)
@@ -104,6 +106,8 @@ int main(int argc, char **argv)
     }
     if (reps < 1)
         reps = 1;
+    if (reps > 64)
+        reps = 64;
     for (int in = 0; in < nn; in++) {
         const size_t n = ns[in];
         double *a = malloc(n * n * sizeof *a), *w = malloc(n * n * sizeof *w);
@@ -114,38 +118,52 @@ int main(int argc, char **argv)
             return 1;
         }
         lu_random_matrix(n, 42, a);
-        double ts[64];
-        for (int r = 0; r < reps && r < 64; r++) {
+        unsigned gm[MAXLIST], gn[MAXLIST];
+        for (int ip = 0; ip < np; ip++) {
+            gm[ip] = gM;
+            gn[ip] = gN;
+            if (!gm[ip] || !gn[ip] || gm[ip] * gn[ip] != ps[ip])
+                bsplu_grid((unsigned)ps[ip], &gm[ip], &gn[ip]);
+        }
+        /* rounds: the sequential code and every p in turn, so that a change
+         * in the machine's load hits all of them alike */
+        static double ts[64], tb[MAXLIST][64], tc[MAXLIST][64];
+        int ok[MAXLIST];
+        for (int ip = 0; ip < np; ip++)
+            ok[ip] = 1;
+        for (int r = 0; r < reps; r++) {
             memcpy(w, a, n * n * sizeof *a);
             double t0 = app_now();
             lu_seq(n, w, pref);
             ts[r] = app_now() - t0;
+            memcpy(ref, w, n * n * sizeof *w);
+            for (int ip = 0; ip < np; ip++) {
+                struct params par = { n, gm[ip], gn[ip], 1 };
+                bench_params = &par;
+                bsp_init(spmd, argc, argv);
+                spmd();
+                bench_params = NULL;
+                tb[ip][r] = bench_result;
+                memcpy(w, a, n * n * sizeof *a);
+                t0 = app_now();
+                int st = bsplu((unsigned)ps[ip], gm[ip], gn[ip], n, w, perm);
+                tc[ip][r] = app_now() - t0;
+                ok[ip] = ok[ip] && st == 0 && !memcmp(perm, pref, n * sizeof *perm) &&
+                         !memcmp(w, ref, n * n * sizeof *w);
+            }
         }
-        memcpy(ref, w, n * n * sizeof *w);
-        const double tseq = app_median(ts, reps < 64 ? reps : 64), tseq_min = ts[0];
+        const double tseq = app_median(ts, reps), tseq_min = ts[0];
         for (int ip = 0; ip < np; ip++) {
             const unsigned P = (unsigned)ps[ip];
-            unsigned M = gM, N = gN;
-            if (!M || !N || M * N != P)
-                bsplu_grid(P, &M, &N);
-            struct params par = { n, M, N, (uint64_t)reps };
-            bench_params = &par;
-            bsp_init(spmd, argc, argv);
-            spmd();
-            const double tbsp = bench_result, tbsp_min = bench_min;
-            memcpy(w, a, n * n * sizeof *a);
-            double t0 = app_now();
-            int st = bsplu(P, M, N, n, w, perm);
-            const double tcall = app_now() - t0;
-            const int ok = st == 0 && !memcmp(perm, pref, n * sizeof *perm) &&
-                           !memcmp(w, ref, n * n * sizeof *w);
+            const double tbsp = app_median(tb[ip], reps), tbsp_min = tb[ip][0];
+            const double tcall = app_median(tc[ip], reps);
             printf("{\"bench\":\"lu\",\"n\":%zu,\"p\":%u,\"grid\":\"%ux%u\",\"reps\":%d,"
                    "\"t_seq\":%.6f,\"t_bsp\":%.6f,\"t_call\":%.6f,\"speedup\":%.3f,"
                    "\"speedup_call\":%.3f,\"gflops_bsp\":%.3f,\"t_seq_min\":%.6f,\"t_bsp_min\":%.6f,"
                    "\"speedup_min\":%.3f,\"same_as_seq\":%s}\n",
-                   n, P, M, N, reps, tseq, tbsp, tcall, tseq / tbsp, tseq / tcall,
+                   n, P, gm[ip], gn[ip], reps, tseq, tbsp, tcall, tseq / tbsp, tseq / tcall,
                    (2.0 / 3.0) * (double)n * n * n / tbsp * 1e-9, tseq_min, tbsp_min, tseq_min / tbsp_min,
-                   ok ? "true" : "false");
+                   ok[ip] ? "true" : "false");
             fflush(stdout);
         }
         free(a);

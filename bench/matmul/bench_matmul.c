@@ -2,6 +2,9 @@
  * bench_matmul: Cannon-style MatMul / MatMulG (examples/matmul) against the
  * blocked sequential loop (the same local kernel). One JSON line per
  * (variant, p):
+ * The codes are timed in rounds (sequential, then each p and variant, then
+ * again), so that a change in the load of the (shared) machine hits all
+ * alike.
  *   t_seq   median time of mm_blocked (C = A*B, n x n)
  *   t_bsp   median time of bsp_matmul_spmd on blocks already distributed
  *           (each process makes its blocks of A and B from global indices)
@@ -126,33 +129,47 @@ int main(int argc, char **argv)
     }
     mm_random_matrix(n, 1, A);
     mm_random_matrix(n, 2, B);
-    double ts[64];
-    for (int r = 0; r < reps && r < 64; r++) {
+    if (reps > 64)
+        reps = 64;
+    /* rounds: the sequential loop and every (p, variant) in turn, so that a
+     * change in the load of the (shared) machine hits all of them alike */
+    static double ts[64], tb[16][4][64], tc[16][4][64];
+    int ok[16][4];
+    for (int ip = 0; ip < np; ip++)
+        for (int iv = 0; iv < nv; iv++)
+            ok[ip][iv] = 1;
+    for (int r = 0; r < reps; r++) {
         double t0 = app_now();
         mm_blocked(n, A, B, R);
         ts[r] = app_now() - t0;
+        for (int ip = 0; ip < np; ip++)
+            for (int iv = 0; iv < nv; iv++) {
+                struct params par = { n, (uint64_t)vars[iv], 1, ps[ip] };
+                bench_params = &par;
+                bsp_init(spmd, argc, argv);
+                spmd();
+                bench_params = NULL;
+                tb[ip][iv][r] = bench_result;
+                t0 = app_now();
+                int st = bsp_matmul((unsigned)ps[ip], n, A, B, C, vars[iv]);
+                tc[ip][iv][r] = app_now() - t0;
+                ok[ip][iv] = ok[ip][iv] && st == 0 && mm_max_rel_diff(n, C, R) < 1e-12;
+            }
     }
-    const double tseq = app_median(ts, reps < 64 ? reps : 64), tseq_min = ts[0];
+    const double tseq = app_median(ts, reps), tseq_min = ts[0];
     const double flop = 2.0 * (double)n * n * n;
     for (int ip = 0; ip < np; ip++) {
         const unsigned P = (unsigned)ps[ip], q = mm_grid(P);
         for (int iv = 0; iv < nv; iv++) {
-            struct params par = { n, (uint64_t)vars[iv], (uint64_t)reps, P };
-            bench_params = &par;
-            bsp_init(spmd, argc, argv);
-            spmd();
-            bench_params = NULL;
-            const double tbsp = bench_result, tbsp_min = bench_min;
-            double t0 = app_now();
-            int st = bsp_matmul(P, n, A, B, C, vars[iv]);
-            const double tcall = app_now() - t0;
-            const double diff = mm_max_rel_diff(n, C, R);
+            const double tbsp = app_median(tb[ip][iv], reps), tbsp_min = tb[ip][iv][0];
+            const double tcall = app_median(tc[ip][iv], reps);
             printf("{\"bench\":\"matmul\",\"variant\":\"%s\",\"n\":%zu,\"p\":%u,\"q\":%u,\"reps\":%d,"
                    "\"t_seq\":%.6f,\"t_bsp\":%.6f,\"t_call\":%.6f,\"speedup\":%.3f,\"speedup_call\":%.3f,"
                    "\"gflops_seq\":%.3f,\"gflops_bsp\":%.3f,\"t_seq_min\":%.6f,\"t_bsp_min\":%.6f,"
                    "\"speedup_min\":%.3f,\"correct\":%s}\n",
                    vname[vars[iv]], n, P, q, reps, tseq, tbsp, tcall, tseq / tbsp, tseq / tcall,
-                   flop / tseq * 1e-9, flop / tbsp * 1e-9, tseq_min, tbsp_min, tseq_min / tbsp_min, (st == 0 && diff < 1e-12) ? "true" : "false");
+                   flop / tseq * 1e-9, flop / tbsp * 1e-9, tseq_min, tbsp_min, tseq_min / tbsp_min,
+                   ok[ip][iv] ? "true" : "false");
             fflush(stdout);
         }
     }

@@ -1,6 +1,8 @@
 // bench_sort: BSP radix sort (RMA paper) and sample sort (examples/sort)
-// against sequential and parallel sorts of the same 32-bit keys. One JSON
-// line per (algorithm, p):
+// against sequential and parallel sorts of the same 32-bit keys. The codes
+// are timed in rounds (every code once, then again), so that a change in the
+// load of the (shared) machine hits all alike. One JSON line per
+// (algorithm, p):
 //   t_qsort, t_std_sort, t_radix_seq   sequential baselines (median)
 //   t_par_baseline   __gnu_parallel::sort with p OpenMP threads (median)
 //   t_bsp    median time of the SPMD routine on data already distributed
@@ -83,23 +85,6 @@ void bench_spmd()
     bsp_end();
 }
 
-double last_min = 0.0;  // minimum of the last median_time()
-
-template <class F>
-double median_time(int reps, const std::vector<uint32_t> &in, std::vector<uint32_t> &w, F f)
-{
-    std::vector<double> t;
-    for (int r = 0; r < reps; r++) {
-        w = in;
-        double t0 = app_now();
-        f(w);
-        t.push_back(app_now() - t0);
-    }
-    const double med = app_median(t.data(), (int)t.size());
-    last_min = t[0];  // sorted by app_median
-    return med;
-}
-
 std::vector<std::string> split(const std::string &s)
 {
     std::vector<std::string> v;
@@ -140,53 +125,85 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    std::vector<uint32_t> in(n), w(n), ref;
+    reps = std::min(reps, 64);
+    std::vector<uint32_t> in(n), w(n), ref(n), tmp(n);
     sort_random_keys(in.data(), n, SEED, 0);
-    const double t_qsort = median_time(reps, in, w, [&](std::vector<uint32_t> &v) { sort_qsort(v.data(), v.size()); });
-    ref = w;
-    const double t_std = median_time(reps, in, w, [&](std::vector<uint32_t> &v) { std::sort(v.begin(), v.end()); });
-    std::vector<uint32_t> tmp(n);
-    const double t_radix = median_time(reps, in, w, [&](std::vector<uint32_t> &v) { sort_radix_seq(v.data(), v.size(), tmp.data()); });
-    const double t_radix_min = last_min;
-
-    for (unsigned P : ps) {
-        double t_par = 0.0;
-        const char *par_name = "none";
+    ref = in;
+    sort_qsort(ref.data(), n);
+    std::vector<int> algo_ids;
+    for (const std::string &a : algos) {
+        const int algo = a == "radix" ? 0 : a == "radixopt" ? 1 : a == "sample" ? 2 : -1;
+        if (algo < 0) {
+            fprintf(stderr, "bench_sort: unknown algorithm %s\n", a.c_str());
+            return 2;
+        }
+        algo_ids.push_back(algo);
+    }
+    const size_t np = ps.size(), na = algo_ids.size();
+    // rounds: every code in turn, so that a change in the load of the
+    // (shared) machine hits all of them alike
+    std::vector<double> tq, tstd, trad;
+    std::vector<std::vector<double>> tpar(np);
+    std::vector<std::vector<std::vector<double>>> tb(np, std::vector<std::vector<double>>(na)),
+        tc(np, std::vector<std::vector<double>>(na));
+    std::vector<std::vector<int>> ok(np, std::vector<int>(na, 1));
+    auto timed = [&](auto f) {
+        w = in;
+        double t0 = app_now();
+        f();
+        return app_now() - t0;
+    };
+    for (int r = 0; r < reps; r++) {
+        tq.push_back(timed([&] { sort_qsort(w.data(), n); }));
+        tstd.push_back(timed([&] { std::sort(w.begin(), w.end()); }));
+        trad.push_back(timed([&] { sort_radix_seq(w.data(), n, tmp.data()); }));
+        for (size_t ip = 0; ip < np; ip++) {
+            const unsigned P = ps[ip];
 #ifdef SSTEP_HAVE_GNU_PARALLEL
-        omp_set_num_threads((int)P);
-        t_par = median_time(reps, in, w, [&](std::vector<uint32_t> &v) {
-            __gnu_parallel::sort(v.begin(), v.end(), __gnu_parallel::multiway_mergesort_tag());
-        });
-        par_name = "gnu_parallel_multiway_mergesort";
-        if (w != ref)
-            fprintf(stderr, "bench_sort: __gnu_parallel::sort gave a wrong result\n");
+            omp_set_num_threads((int)P);
+            tpar[ip].push_back(timed([&] {
+                __gnu_parallel::sort(w.begin(), w.end(), __gnu_parallel::multiway_mergesort_tag());
+            }));
+            if (w != ref)
+                fprintf(stderr, "bench_sort: __gnu_parallel::sort gave a wrong result\n");
 #endif
-        for (const std::string &a : algos) {
-            const int algo = a == "radix" ? 0 : a == "radixopt" ? 1 : a == "sample" ? 2 : -1;
-            if (algo < 0) {
-                fprintf(stderr, "bench_sort: unknown algorithm %s\n", a.c_str());
-                return 2;
+            for (size_t ia = 0; ia < na; ia++) {
+                const int algo = algo_ids[ia];
+                Params par{ n, (uint64_t)algo, 1, P };
+                bench_params = &par;
+                bsp_init(bench_spmd, argc, argv);
+                bench_spmd();
+                bench_params = nullptr;
+                tb[ip][ia].push_back(bench_result);
+                int st = 0;
+                tc[ip][ia].push_back(timed([&] {
+                    st = algo == 2 ? bsp_sample_sort(P, w.data(), n) : bsp_radix_sort(P, w.data(), n, algo == 1);
+                }));
+                ok[ip][ia] = ok[ip][ia] && st == 0 && w == ref;
             }
-            Params par{ n, (uint64_t)algo, (uint64_t)reps, P };
-            bench_params = &par;
-            bsp_init(bench_spmd, argc, argv);
-            bench_spmd();
-            bench_params = nullptr;
-            const double t_bsp = bench_result, t_bsp_min = bench_min;
-            w = in;
-            double t0 = app_now();
-            int st = algo == 2 ? bsp_sample_sort(P, w.data(), n) : bsp_radix_sort(P, w.data(), n, algo == 1);
-            const double t_call = app_now() - t0;
-            const bool ok = st == 0 && w == ref;
+        }
+    }
+    auto med = [](std::vector<double> &v) { return v.empty() ? 0.0 : app_median(v.data(), (int)v.size()); };
+    const double t_qsort = med(tq), t_std = med(tstd), t_radix = med(trad), t_radix_min = trad[0];
+    for (size_t ip = 0; ip < np; ip++) {
+        const unsigned P = ps[ip];
+        const double t_par = med(tpar[ip]);
+#ifdef SSTEP_HAVE_GNU_PARALLEL
+        const char *par_name = "gnu_parallel_multiway_mergesort";
+#else
+        const char *par_name = "none";
+#endif
+        for (size_t ia = 0; ia < na; ia++) {
+            const double t_bsp = med(tb[ip][ia]), t_bsp_min = tb[ip][ia][0], t_call = med(tc[ip][ia]);
             printf("{\"bench\":\"sort\",\"algo\":\"%s\",\"n\":%zu,\"p\":%u,\"reps\":%d,"
                    "\"t_qsort\":%.6f,\"t_std_sort\":%.6f,\"t_radix_seq\":%.6f,"
                    "\"par_baseline\":\"%s\",\"t_par_baseline\":%.6f,\"t_bsp\":%.6f,\"t_call\":%.6f,"
                    "\"speedup_vs_qsort\":%.3f,\"speedup_vs_std_sort\":%.3f,\"speedup_vs_radix_seq\":%.3f,"
                    "\"speedup_vs_par_baseline\":%.3f,\"speedup_call_vs_radix_seq\":%.3f,"
                    "\"t_radix_seq_min\":%.6f,\"t_bsp_min\":%.6f,\"speedup_min_vs_radix_seq\":%.3f,\"correct\":%s}\n",
-                   a.c_str(), n, P, reps, t_qsort, t_std, t_radix, par_name, t_par, t_bsp, t_call,
+                   algos[ia].c_str(), n, P, reps, t_qsort, t_std, t_radix, par_name, t_par, t_bsp, t_call,
                    t_qsort / t_bsp, t_std / t_bsp, t_radix / t_bsp, t_par > 0 ? t_par / t_bsp : 0.0,
-                   t_radix / t_call, t_radix_min, t_bsp_min, t_radix_min / t_bsp_min, ok ? "true" : "false");
+                   t_radix / t_call, t_radix_min, t_bsp_min, t_radix_min / t_bsp_min, ok[ip][ia] ? "true" : "false");
             fflush(stdout);
         }
     }
