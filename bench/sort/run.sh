@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Reproduces the sorting figures of docs/apps-algorithms.md (Release build,
+# JSON lines on stdout). p > 2 runs more processes than this machine's 2 cores.
+#   bench/sort/run.sh [build-dir]      (default: build-rel)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=${1:-build-rel}
+if [ ! -f "$dir/CMakeCache.txt" ]; then
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUPERSTEP_BUILD_TESTS=OFF >/dev/null
+fi
+cmake --build "$dir" --target bench_sort >/dev/null
+export LPF_MAX_PROCS=${LPF_MAX_PROCS:-16}
+"$dir/bench/bench_sort" -n 16777216 -p 1,2,4 -r 5
