@@ -218,26 +218,38 @@ void spmd_dereg_local(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 }
 
 // Item 43: register, communicate, deregister, 1000 times: the same result
-// every round.
+// every round. Round r+1's slots are registered in round r's superstep (so
+// one sync per round activates them and delivers round r's data); round r's
+// slots are deregistered in the next superstep, where nothing uses them.
 void spmd_rounds(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 {
     Checker c(s, p);
-    SS_OK(c, lpf_resize_memory_register(ctx, 2));
+    SS_OK(c, lpf_resize_memory_register(ctx, 4));
     SS_OK(c, lpf_resize_message_queue(ctx, 2));
     SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
     const lpf_pid_t right = (s + 1) % p, left = (s + p - 1) % p;
+    const unsigned rounds = 1000;
+    uint64_t mine[2], got[2];
+    lpf_memslot_t gs[2], ls[2];
     unsigned bad = 0;
-    for (unsigned round = 0; round < 1000; ++round) {
-        uint64_t mine = (uint64_t(s) << 32) | round, got = ~uint64_t(0);
-        lpf_memslot_t gs, ls;
-        if (lpf_register_global(ctx, &got, sizeof got, &gs) != LPF_SUCCESS) bad++;
-        if (lpf_register_local(ctx, &mine, sizeof mine, &ls) != LPF_SUCCESS) bad++;
+    auto reg = [&](unsigned r) {
+        const unsigned k = r % 2;
+        mine[k] = (uint64_t(s) << 32) | r;
+        got[k] = ~uint64_t(0);
+        if (lpf_register_global(ctx, &got[k], sizeof got[k], &gs[k]) != LPF_SUCCESS) bad++;
+        if (lpf_register_local(ctx, &mine[k], sizeof mine[k], &ls[k]) != LPF_SUCCESS) bad++;
+    };
+    reg(0);
+    SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    for (unsigned r = 0; r < rounds; ++r) {
+        const unsigned k = r % 2;
+        if (lpf_put(ctx, ls[k], 0, right, gs[k], 0, sizeof mine[k], LPF_MSG_DEFAULT) != LPF_SUCCESS)
+            bad++;
+        if (r + 1 < rounds) reg(r + 1);
         if (lpf_sync(ctx, LPF_SYNC_DEFAULT) != LPF_SUCCESS) bad++;
-        if (lpf_put(ctx, ls, 0, right, gs, 0, sizeof mine, LPF_MSG_DEFAULT) != LPF_SUCCESS) bad++;
-        if (lpf_sync(ctx, LPF_SYNC_DEFAULT) != LPF_SUCCESS) bad++;
-        if (got != ((uint64_t(left) << 32) | round)) bad++;
-        if (lpf_deregister(ctx, gs) != LPF_SUCCESS) bad++;
-        if (lpf_deregister(ctx, ls) != LPF_SUCCESS) bad++;
+        if (got[k] != ((uint64_t(left) << 32) | r)) bad++;
+        if (lpf_deregister(ctx, gs[k]) != LPF_SUCCESS) bad++;
+        if (lpf_deregister(ctx, ls[k]) != LPF_SUCCESS) bad++;
     }
     SS_CHECK_EQ(c, bad, 0u);
     sstest::finish(ctx, s, p, args, c);
