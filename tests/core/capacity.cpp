@@ -370,6 +370,35 @@ void spmd_different_capacities(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t a
     sstest::finish(ctx, s, p, args, c);
 }
 
+// §5.5: the library's own bookkeeping (e.g. exchanging global
+// registrations inside the sync) uses none of the user's queue capacity:
+// with a queue of exactly 2 (one put issued, one targeted), globals come
+// and go in the same superstep as the put.
+void spmd_bookkeeping(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    Checker c(s, p);
+    SS_OK(c, lpf_resize_memory_register(ctx, 8));
+    SS_OK(c, lpf_resize_message_queue(ctx, 2));
+    SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    int mine = int(s) + 3, got = -1;
+    char junk[6];
+    lpf_memslot_t ls, gs, extra[6];
+    SS_OK(c, lpf_register_local(ctx, &mine, sizeof mine, &ls));
+    SS_OK(c, lpf_register_global(ctx, &got, sizeof got, &gs));
+    SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    for (int round = 0; round < 3; ++round) {
+        SS_OK(c, lpf_put(ctx, ls, 0, (s + 1) % p, gs, 0, sizeof mine, LPF_MSG_DEFAULT));
+        for (int i = 0; i < 6; ++i) SS_OK(c, lpf_register_global(ctx, junk + i, 1, &extra[i]));
+        for (int i = 0; i < 6; i += 2) SS_OK(c, lpf_deregister(ctx, extra[i]));
+        SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        SS_CHECK_EQ(c, got, int((s + p - 1) % p) + 3);
+        for (int i = 1; i < 6; i += 2) SS_OK(c, lpf_deregister(ctx, extra[i]));
+    }
+    SS_OK(c, lpf_deregister(ctx, ls));
+    SS_OK(c, lpf_deregister(ctx, gs));
+    sstest::finish(ctx, s, p, args, c);
+}
+
 class Capacity : public sstest::Procs {};
 
 TEST_P(Capacity, Item27_FiveAndSeven) { EXPECT_TRUE(sstest::run(P(), spmd_five_seven)); }
@@ -390,6 +419,10 @@ TEST_P(Capacity, Item35_ShrinkAfterDeregister)
 }
 TEST_P(Capacity, Item44_DeregisterFreesAtOnce) { EXPECT_TRUE(sstest::run(P(), spmd_dereg_frees)); }
 TEST_P(Capacity, Item59_CountingRule) { EXPECT_TRUE(sstest::run(P(), spmd_counting_rule)); }
+TEST_P(Capacity, BookkeepingUsesNoUserCapacity)
+{
+    EXPECT_TRUE(sstest::run(P(), spmd_bookkeeping));
+}
 TEST_P(Capacity, DifferentCapacitiesPerProcess)
 {
     EXPECT_TRUE(sstest::run(P(), spmd_different_capacities));

@@ -75,6 +75,16 @@ TEST(Exec, Item16_TwoProcesses)
     expect_distinct_pids(o);
 }
 
+// P beyond the free processors runs free_p processes.
+TEST(Exec, MoreThanAvailable)
+{
+    const lpf_pid_t F = sstest::root_machine().free_p;
+    Outcome o;
+    ASSERT_TRUE(sstest::run(2 * F + 1, spmd_pids, o));
+    EXPECT_EQ(F, o.nprocs);
+    expect_distinct_pids(o);
+}
+
 class ExecP : public sstest::Procs {};
 
 TEST_P(ExecP, Item15_DistinctPids)

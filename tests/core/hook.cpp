@@ -389,6 +389,18 @@ TEST_P(Hook, MismatchedSyncsInHook)
 
 SS_INSTANTIATE(Hook);
 
+// lpf_pthread_initialize rejects impossible arguments without touching
+// *init; finalising LPF_INIT_NONE fails cleanly.
+TEST(HookInit, BadArguments)
+{
+    int marker = 0;
+    lpf_init_t init = &marker;
+    EXPECT_EQ(LPF_ERR_FATAL, lpf_pthread_initialize(2, 2, &init));
+    EXPECT_EQ(LPF_ERR_FATAL, lpf_pthread_initialize(0, 0, &init));
+    EXPECT_EQ(static_cast<void *>(&marker), init);
+    EXPECT_EQ(LPF_ERR_FATAL, lpf_pthread_finalize(LPF_INIT_NONE));
+}
+
 // Item 69: hooking LPF_INIT_NONE fails cleanly.
 std::atomic<int> none_ran{ 0 };
 void spmd_never(lpf_t, lpf_pid_t, lpf_pid_t, lpf_args_t) { none_ran = 1; }
