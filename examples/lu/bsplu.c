@@ -18,7 +18,12 @@
  *   then (computation of S1 of the next stage) the rank-1 update
  *       a_ij -= l_i * u_j for i, j > k.
  *
- * Per stage: 2 syncs, h <= max(3p, 3M, nlr*N + nlc, nlc*M) words. (BSPedupack's
+ * With one process row (M = 1) column k lies whole in process kc, the
+ * swap and the pivot row are local, and a stage is one superstep: process
+ * kc picks the pivot, forms the multipliers and puts them (with r) to
+ * everybody; then every process swaps and updates.
+ *
+ * Per stage: 2 syncs (1 if M = 1), h <= max(3p, 3M, nlr*N + nlc, nlc*M) words. (BSPedupack's
  * bsplu uses more supersteps per stage: it broadcasts the pivot candidates
  * only along the process column, so the row swap waits another superstep.)
  */
@@ -39,8 +44,8 @@ void bsplu_grid(unsigned P, unsigned *M, unsigned *N)
     for (unsigned d = 1; (unsigned long)d * d <= P; d++)
         if (P % d == 0)
             n = d;
-    *N = n;
-    *M = P / n;
+    *M = n;
+    *N = P / n;
 }
 
 size_t bsplu_nloc(size_t n, unsigned M, unsigned s)
@@ -65,10 +70,12 @@ int bsplu_spmd(unsigned M, unsigned N, size_t n, double *a, size_t *perm)
     const size_t nlr = bsplu_nloc(n, M, s), nlc = bsplu_nloc(n, N, t);
 
     double *cand = xmalloc(3 * M * DSZ);   /* (value, row or -1, a_kk) per process row */
+    double rinfo[2] = { -1.0, 0.0 };        /* M == 1: (pivot row or -1, pivot) */
     double *lcol = xmalloc(nlr * DSZ);      /* multipliers of my rows */
     double *lrow = xmalloc(nlc * DSZ);      /* pivot row, my columns */
     double *rowbuf = xmalloc(nlc * DSZ);    /* row arriving by the swap */
     bsp_push_reg(cand, 3 * M * DSZ);
+    bsp_push_reg(rinfo, sizeof rinfo);
     bsp_push_reg(lcol, nlr * DSZ);
     bsp_push_reg(lrow, nlc * DSZ);
     bsp_push_reg(rowbuf, nlc * DSZ);
@@ -83,6 +90,64 @@ int bsplu_spmd(unsigned M, unsigned N, size_t n, double *a, size_t *perm)
         const size_t lstart1 = (k + M - s) / M;    /* my rows with i <= k */
         const size_t cstart1 = (k + N - t) / N;    /* my cols with j <= k */
         const size_t lk = k / N;                   /* local index of column k (t == kc) */
+
+        if (M == 1) {
+            /* one process row: column k lies whole in process kc, which
+             * finds the pivot and the multipliers alone; every process
+             * holds whole columns, so the swap and the pivot row are local:
+             * one superstep per stage */
+            if (t == kc) {
+                size_t r = k;
+                double bv = fabs(a[k * nlc + lk]);
+                for (size_t i = k + 1; i < n; i++)
+                    if (fabs(a[i * nlc + lk]) > bv) {
+                        bv = fabs(a[i * nlc + lk]);
+                        r = i;
+                    }
+                const double piv = a[r * nlc + lk], akk = a[k * nlc + lk];
+                rinfo[0] = (piv == 0.0) ? -1.0 : (double)r;
+                rinfo[1] = piv;
+                if (piv != 0.0) {
+                    /* pre-swap layout as in S2 below */
+                    for (size_t i = k; i < n; i++)
+                        if (i != r)
+                            a[i * nlc + lk] = (i == k) ? akk / piv : a[i * nlc + lk] / piv;
+                    for (size_t i = k + 1; i < n; i++)
+                        lcol[i] = (i == r) ? akk / piv : a[i * nlc + lk];
+                }
+                for (unsigned t2 = 0; t2 < N; t2++)
+                    if (t2 != t) {
+                        bsp_put(t2, rinfo, rinfo, 0, sizeof rinfo);
+                        if (piv != 0.0 && k + 1 < n)
+                            bsp_put(t2, lcol + k + 1, lcol, (k + 1) * DSZ, (n - k - 1) * DSZ);
+                    }
+            }
+            bsp_sync();
+            if (rinfo[0] < 0.0) {
+                status = -1;
+                break;
+            }
+            const size_t r = (size_t)rinfo[0];
+            if (r != k) {
+                size_t tmp = perm[k];
+                perm[k] = perm[r];
+                perm[r] = tmp;
+                double *x = a + k * nlc, *y = a + r * nlc;
+                for (size_t lj = 0; lj < nlc; lj++) {
+                    double v = x[lj];
+                    x[lj] = y[lj];
+                    y[lj] = v;
+                }
+            }
+            const double *restrict u = a + k * nlc;
+            for (size_t i = k + 1; i < n; i++) {
+                double *restrict ai = a + i * nlc;
+                const double l = lcol[i];
+                for (size_t lj = cstart1; lj < nlc; lj++)
+                    ai[lj] -= l * u[lj];
+            }
+            continue;
+        }
 
         /* S1: local pivot candidate, to every process */
         if (t == kc) {
@@ -193,6 +258,7 @@ int bsplu_spmd(unsigned M, unsigned N, size_t n, double *a, size_t *perm)
     bsp_pop_reg(rowbuf);
     bsp_pop_reg(lrow);
     bsp_pop_reg(lcol);
+    bsp_pop_reg(rinfo);
     bsp_pop_reg(cand);
     bsp_sync();
     free(rowbuf);

@@ -42,9 +42,9 @@ double lu_residual(size_t n, const double *a, const double *lu, const size_t *pe
 
 /* ---- BSP version --------------------------------------------------------- */
 
-/* The grid chosen for P processes when M = N = 0 is passed: N = the largest
- * divisor of P not above sqrt(P), M = P / N (so 2 -> 2x1, 3 -> 3x1,
- * 8 -> 4x2). */
+/* The grid chosen for P processes when M = N = 0 is passed: M = the largest
+ * divisor of P not above sqrt(P), N = P / M (2 -> 1x2, 3 -> 1x3, 4 -> 2x2,
+ * 8 -> 2x4). With one process row a stage takes one superstep, not two. */
 void bsplu_grid(unsigned P, unsigned *M, unsigned *N);
 
 /* Number of the n global indices i with i % M == s (local length). */

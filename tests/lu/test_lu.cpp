@@ -46,39 +46,34 @@ TEST_P(BspLu, MatchesSequential)
 }
 
 #ifdef LU_TEST_SMALL
-INSTANTIATE_TEST_SUITE_P(Small, BspLu, ::testing::Values(LuCase{ 4, 2, 2, 13 }));
+INSTANTIATE_TEST_SUITE_P(Small, BspLu, ::testing::Values(LuCase{ 4, 2, 2, 13 }, LuCase{ 2, 1, 2, 11 }));
 #else
 INSTANTIATE_TEST_SUITE_P(Grids, BspLu,
     ::testing::Values(LuCase{ 1, 1, 1, 1 }, LuCase{ 1, 1, 1, 40 },
                       LuCase{ 2, 2, 1, 33 }, LuCase{ 2, 1, 2, 33 },
                       LuCase{ 3, 3, 1, 31 }, LuCase{ 3, 1, 3, 29 },
-                      LuCase{ 4, 2, 2, 50 }, LuCase{ 4, 4, 1, 45 }, LuCase{ 4, 1, 4, 45 },
-                      LuCase{ 6, 3, 2, 37 }, LuCase{ 8, 4, 2, 40 }, LuCase{ 8, 2, 4, 24 },
+                      LuCase{ 4, 2, 2, 30 }, LuCase{ 4, 4, 1, 27 }, LuCase{ 4, 1, 4, 26 },
+                      LuCase{ 6, 3, 2, 23 }, LuCase{ 8, 4, 2, 21 }, LuCase{ 8, 2, 4, 18 },
+                      LuCase{ 5, 1, 5, 23 }, LuCase{ 8, 1, 8, 19 }, LuCase{ 1, 1, 1, 17 },
                       LuCase{ 4, 2, 2, 3 },  // fewer rows than processes in places
                       LuCase{ 8, 4, 2, 2 }));
 
 TEST(BspLuGrid, DefaultGrids)
 {
-    unsigned M, N;
-    bsplu_grid(1, &M, &N);
-    EXPECT_EQ(1u, M * N);
-    bsplu_grid(2, &M, &N);
-    EXPECT_EQ(2u, M);
-    EXPECT_EQ(1u, N);
-    bsplu_grid(3, &M, &N);
-    EXPECT_EQ(3u, M);
-    EXPECT_EQ(1u, N);
-    bsplu_grid(4, &M, &N);
-    EXPECT_EQ(2u, M);
-    EXPECT_EQ(2u, N);
-    bsplu_grid(8, &M, &N);
-    EXPECT_EQ(4u, M);
-    EXPECT_EQ(2u, N);
+    const unsigned want[][3] = { { 1, 1, 1 }, { 2, 1, 2 }, { 3, 1, 3 }, { 4, 2, 2 },
+                                 { 6, 2, 3 }, { 8, 2, 4 }, { 9, 3, 3 }, { 7, 1, 7 } };
+    for (const auto &w : want) {
+        unsigned M = 0, N = 0;
+        bsplu_grid(w[0], &M, &N);
+        EXPECT_EQ(w[1], M) << "P=" << w[0];
+        EXPECT_EQ(w[2], N) << "P=" << w[0];
+    }
 }
 
 TEST(BspLuArgs, AutomaticGridAndBadArguments)
 {
     check_against_sequential(LuCase{ 3, 0, 0, 20 }, 7);
+    check_against_sequential(LuCase{ 4, 0, 0, 15 }, 8);
     std::vector<double> a(4, 1.0);
     std::vector<size_t> perm(2);
     EXPECT_EQ(-2, bsplu(0, 0, 0, 2, a.data(), perm.data()));
@@ -93,7 +88,7 @@ TEST(BspLuSingular, ReportedLikeTheSequentialCode)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
             a[i * n + j] = (j == 5) ? 0.0 : lu_matrix_entry(3, n, i, j);
-    for (unsigned P : { 1u, 2u, 4u }) {
+    for (unsigned P : { 1u, 2u, 4u, 3u }) {
         std::vector<double> lu = a, ref = a;
         std::vector<size_t> perm(n), pref(n);
         EXPECT_EQ(-1, lu_seq(n, ref.data(), pref.data()));
