@@ -1,0 +1,84 @@
+/*
+ * The MPI engine: internal interfaces between its files.
+ *
+ *   mpi_engine.c   sections (groups), the sync, exec/hook/rehook, leaving
+ *   mpi_boot.c     start-up (auto-initialisation, the service loop of ranks
+ *                  other than 0), function-pointer translation, <lpf/mpi.h>
+ *   mpi_tcp.c      the TCP meeting point of lpf_mpi_initialize_over_tcp
+ *
+ * docs/mpi.md describes the design.
+ */
+#ifndef SSTEP_MPI_INTERNAL_H
+#define SSTEP_MPI_INTERNAL_H
+
+#include "../../core/core_internal.h"
+
+#include <mpi.h>
+
+/* Engine-wide state of this process. */
+struct mpi_state {
+    int started;         /* MPI is usable by the engine (initialised by anyone) */
+    int master;          /* auto-initialised world and this is rank 0: runs main */
+    int auto_world;      /* auto-initialised world (rank 0 master, others serve) */
+    int we_init;         /* MPI_Init was called by this library */
+    int rank, size;      /* in MPI_COMM_WORLD */
+    MPI_Comm sect;       /* exec sections: a duplicate of MPI_COMM_WORLD */
+    MPI_Comm ctrl;       /* exec commands: another duplicate */
+    MPI_Comm *sub;       /* [size+1]: communicator of ranks 0..P-1, made on first use */
+    int oversub;         /* more processes than cores on this node */
+    unsigned local_size; /* processes of the job on this node */
+};
+SSTEP_HIDDEN extern struct mpi_state sstep_mpi;
+
+/* lpf_init_t made by lpf_mpi_initialize_with_mpicomm / _over_tcp */
+struct mpi_init {
+    struct sstep_init_header hdr;
+    MPI_Comm comm;       /* owned: a duplicate, or the merged TCP communicator */
+    lpf_pid_t pid, nprocs;
+    int oversub;
+    long server_pid;     /* an ompi-server we started for the TCP meeting (0: none) */
+};
+
+/* mpi_engine.c */
+SSTEP_HIDDEN int mpi_oversubscribed(void);
+/* run spmd as process pid of a section of P processes on comm (every
+ * process of the section calls this); returns the section's result */
+SSTEP_HIDDEN lpf_err_t mpi_run_section(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P,
+        lpf_pid_t free_p, int in_hook, lpf_spmd_t spmd, lpf_args_t args);
+/* leave every section this process is in (program exit inside a section) */
+SSTEP_HIDDEN void mpi_leave_all_sections(void);
+SSTEP_HIDDEN int mpi_sections_active(void);
+
+/* mpi_boot.c */
+#define MPI_CMD_EXEC 1u
+#define MPI_CMD_QUIT 2u
+#define MPI_TAG_CMD 77
+/* a function pointer as (object, offset): the same function in every rank
+ * whatever the address-space layout, static functions included */
+struct mpi_fref {
+    uint32_t obj;        /* index into the command's object-name table; UINT32_MAX: raw */
+    uint32_t pad_;
+    uint64_t off;
+};
+SSTEP_HIDDEN int mpi_send_exec(lpf_pid_t P, lpf_pid_t F, lpf_spmd_t spmd, lpf_args_t args);
+SSTEP_HIDDEN void mpi_engine_setup_world(void);
+/* the communicator of an exec section of P ranks (0..P-1); collective over them */
+SSTEP_HIDDEN MPI_Comm mpi_section_comm(lpf_pid_t P);
+SSTEP_HIDDEN void mpi_errorf(const char *prim, const char *fmt, ...) SSTEP_PRINTF(2, 3);
+
+/* mpi_tcp.c */
+SSTEP_HIDDEN lpf_err_t mpi_tcp_meet(const char *server, const char *port, int timeout_ms,
+        lpf_pid_t pid, lpf_pid_t nprocs, MPI_Comm *comm, long *server_pid);
+SSTEP_HIDDEN void mpi_tcp_stop_server(long server_pid);
+
+/* waiting: spin while every process has a core, then yield, then nap */
+struct mpi_wait {
+    uint64_t t0;
+    unsigned n;
+    long nap;
+    long nap_max;
+};
+SSTEP_HIDDEN void mpi_wait_init(struct mpi_wait *w, long nap_max_ns);
+SSTEP_HIDDEN void mpi_wait_step(struct mpi_wait *w);
+
+#endif
