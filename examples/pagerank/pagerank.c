@@ -14,7 +14,7 @@
 
 pr_opts pr_default_opts(void)
 {
-    pr_opts o = { 0.85, 1e-10, 1000, SPMV_HP };
+    pr_opts o = { 0.85, 1e-10, 1000, spmv_default_variant() };
     return o;
 }
 

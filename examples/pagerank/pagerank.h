@@ -38,7 +38,7 @@ typedef struct pr_opts {
     spmv_variant v;     /* SpMV algorithm */
 } pr_opts;
 
-/* alpha 0.85, tol 1e-10, maxit 1000, SPMV_HP */
+/* alpha 0.85, tol 1e-10, maxit 1000, spmv_default_variant() */
 pr_opts pr_default_opts(void);
 
 typedef struct pr_info {

@@ -493,6 +493,17 @@ void spmv_set_x(spmv_local *L, const double *x)
 
 /* ---- multiplication -------------------------------------------------------- */
 
+int spmv_hp_available(void)
+{
+    const char *e = getenv("SUPERSTEP_ENGINE");
+    return e == NULL || *e == 0 || strcmp(e, "pthread") == 0;
+}
+
+spmv_variant spmv_default_variant(void)
+{
+    return spmv_hp_available() ? SPMV_HP : SPMV_GETPUT;
+}
+
 void spmv_local_kernel(const spmv_local *L)
 {
     const size_t *rp = L->rowptr;

@@ -72,6 +72,14 @@ typedef struct spmv_local {
     uint32_t **root_gx, **root_gy; /* p lists */
 } spmv_local;
 
+/* Whether SPMV_HP can run: bsp_direct_get needs an engine that reads other
+ * processes' memory (the pthread engine; not the MPI engine, where it is a
+ * run-time error). Decided from SUPERSTEP_ENGINE, which selects the engine.
+ * Usable outside SPMD sections. */
+int spmv_hp_available(void);
+/* SPMV_HP where available, else SPMV_GETPUT. */
+spmv_variant spmv_default_variant(void);
+
 /* Distributes A (m x n, at pid 0) according to part (at pid 0; part->P must
  * equal bsp_nprocs()); other processes pass NULL for both. Sets the BSMP tag
  * size to 16 bytes (restored by spmv_free). Returns 0 on every process, or

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
     unsigned P = bsp_nprocs();
     const char *spec = "lap2d:300";
     sp_part_kind kind = SP_PART_2D;
-    spmv_variant v = SPMV_HP;
+    spmv_variant v = spmv_default_variant();
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-p") == 0) P = (unsigned)strtoul(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "-m") == 0) spec = argv[i + 1];
