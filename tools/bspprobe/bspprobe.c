@@ -371,6 +371,13 @@ int main(int argc, char **argv)
     size_t ram = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : 0;
     size_t llc = cache_size();
     pm_default_options(&o, llc, ram, getenv("SUPERSTEP_ENGINE"));
+    /* a launcher (bsprun -n P) sets LPF_MAX_PROCS: measure that many */
+    const char *lmp = getenv("LPF_MAX_PROCS");
+    if (lmp && *lmp) {
+        char *end;
+        unsigned long v = strtoul(lmp, &end, 10);
+        if (*end == '\0' && v >= 1 && v <= (1ul << 20)) o.cfg.p = (unsigned)v;
+    }
     char err[512];
     if (pm_parse_options(&o, argc, argv, err, sizeof err)) {
         fprintf(stderr, "bspprobe: %s\n", err);
