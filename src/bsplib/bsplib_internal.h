@@ -210,6 +210,10 @@ static inline bsplib_err_t bspl_get(struct BSPlib *b, lpf_pid_t pid, const void 
     struct bspl_reg *r;
     bsplib_err_t e = bspl_check(b, pid, dst, src, offset, nbytes, &r);
     if (BSPL_UNLIKELY(e != BSPLIB_SUCCESS)) return e;
+    /* a get of bytes onto themselves (BSPedupack's broadcast idiom on its
+     * root) is a no-op: it must not write memory that peers read */
+    if (BSPL_UNLIKELY(pid == b->pid && (const char *)r->addr + offset == (const char *)dst))
+        return BSPLIB_SUCCESS;
     lpf_err_t rc = sstep_get_ptr(b->ctx, pid, r->h, offset, dst, nbytes);
     if (BSPL_UNLIKELY(rc != LPF_SUCCESS))
         return rc == LPF_ERR_OUT_OF_MEMORY ? BSPLIB_ERR_OUT_OF_MEMORY : BSPLIB_ERR_FATAL;

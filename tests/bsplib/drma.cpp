@@ -226,7 +226,7 @@ TEST_P(BspP, BogusAddressesAsIdentifiers)
 TEST_P(BspP, ManyStackedRegistrations)
 {
     run(GetParam(), [] {
-        static char area[31];
+        static thread_local char area[31];   // one per process (thread)
         for (int round = 0; round < 2; ++round) {
             for (int k = 0; k < 33; ++k)
                 for (int a = 0; a < 31; ++a) bsp_push_reg(&area[a], 1 + k);
@@ -492,7 +492,7 @@ TEST_P(BspP, RegistrationChurn)
 TEST(BspDrma, EmptySyncsWithManyRegistrations)
 {
     run(2, [] {
-        static char area[50000];
+        std::vector<char> area(50000, 0);
         for (int i = 0; i < 50000; ++i) bsp_push_reg(&area[i], 1);
         bsp_sync();
         for (int i = 0; i < 20000; ++i) bsp_sync();
