@@ -31,11 +31,14 @@
 #include <lpf/pthread.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +68,13 @@ struct pt_proc {
     int final_failed;
 } __attribute__((aligned(PT_LINE)));
 
+/* Waiters that block in the kernel count themselves here and sleep on
+ * `seq`; an arrival that sees sleepers bumps `seq` and wakes them. */
+struct pt_sleep {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t sleepers;
+} __attribute__((aligned(PT_LINE)));
+
 struct pt_group {
     lpf_pid_t P;
     unsigned stride;                  /* words between two processes' pairs */
@@ -76,6 +86,7 @@ struct pt_group {
     pthread_t *threads;
     struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
     _Atomic int *locks;               /* per destination, one line each: push phase */
+    struct pt_sleep *sleep;           /* futex word and sleeper count, own line */
     lpf_pid_t *pend;                  /* [P][P] scratch for the push phase */
     int pinned0;                      /* exec: pid 0's affinity was changed */
     cpu_set_t saved0;                 /* ... and is restored from this */
@@ -110,17 +121,56 @@ static inline uint64_t now_ns(void)
 /* Waiting                                                              */
 /* ------------------------------------------------------------------ */
 
-#define SPIN_NS 30000ull     /* spin this long when every process has a core */
-#define YIELD_NS 3000000ull  /* then yield the core this long */
-#define NAP_MAX_NS 200000L   /* then sleep, doubling up to this */
+#define SPIN_NS 30000ull      /* spin this long when every process has a core */
+#define YIELD_NS 2000000ull   /* oversubscribed: yield the core this long */
+#define YIELD_SLICE_NS 100000ull /* ... unless one yield took this long */
+#define SLEEP_MAX_NS 10000000L /* a sleeper re-checks at least this often */
 
 static inline int arrived(uint64_t w, uint64_t e)
 {
     return (w >> EP_SHIFT) >= e || (w & PT_GONE);
 }
 
-/* Wait until the word shows episode e or the gone bit; returns the word. */
-static uint64_t pt_wait(_Atomic uint64_t *word, uint64_t e)
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+    struct timespec ts = { 0, SLEEP_MAX_NS };
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Blocked waiters are woken by the processes they wait for: every process
+ * fences after publishing its arrival (or gone bit) and, once it has passed
+ * the barrier (or left), wakes the sleepers if there are any. A waiter counts
+ * itself before its last look at the word it waits on; with the fence on the
+ * other side, either the waiter sees the word or its owner sees the count
+ * (no lost wake-up), and the owner looks only after its fence. Waking when
+ * passing rather than when arriving means sleepers wake once, when the
+ * barrier is complete, instead of at every arrival. */
+static inline void pt_publish_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static inline void pt_wake(struct pt_group *g)
+{
+    if (SSTEP_UNLIKELY(atomic_load_explicit(&g->sleep->sleepers, memory_order_relaxed))) {
+        atomic_fetch_add_explicit(&g->sleep->seq, 1, memory_order_release);
+        futex_wake_all(&g->sleep->seq);
+    }
+}
+
+/* Wait until the word shows episode e or the gone bit; returns the word.
+ * Spin while every process has a core of its own (a peer is about to
+ * arrive); yield briefly while processes outnumber cores (a peer needs our
+ * core); then block in the kernel, so that a machine loaded by other
+ * programs gets its cores back and we are woken as soon as the peer
+ * arrives (a yielding waiter would stay runnable and make the peer wait
+ * for whole time slices). */
+static uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e)
 {
     uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     if (arrived(w, e)) return w;
@@ -133,18 +183,32 @@ static uint64_t pt_wait(_Atomic uint64_t *word, uint64_t e)
             if (arrived(w, e)) return w;
             if ((i & 255) == 0 && now_ns() - t0 > SPIN_NS) break;
         }
+    } else {
+        /* A yield that returns late means another task ran a whole time
+         * slice on this core (real work, or another program): then
+         * blocking is better than queueing for the core again. */
+        for (uint64_t t1 = t0;;) {
+            sched_yield();
+            w = atomic_load_explicit(word, memory_order_acquire);
+            if (arrived(w, e)) return w;
+            uint64_t t2 = now_ns();
+            if (t2 - t1 > YIELD_SLICE_NS || t2 - t0 > YIELD_NS) break;
+            t1 = t2;
+        }
     }
-    long nap = 1000;
-    for (unsigned i = 1;; ++i) {
+    struct pt_sleep *z = g->sleep;
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&z->seq, memory_order_acquire);
+        atomic_fetch_add_explicit(&z->sleepers, 1, memory_order_seq_cst);
+        w = atomic_load_explicit(word, memory_order_seq_cst);
+        if (arrived(w, e)) {
+            atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
+            return w;
+        }
+        futex_wait(&z->seq, seq);
+        atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
         w = atomic_load_explicit(word, memory_order_acquire);
         if (arrived(w, e)) return w;
-        if ((i & 63) || now_ns() - t0 < YIELD_NS) {
-            sched_yield();
-        } else {
-            struct timespec ts = { 0, nap };
-            nanosleep(&ts, NULL);
-            if (nap < NAP_MAX_NS) nap *= 2;
-        }
     }
 }
 
@@ -166,6 +230,7 @@ static int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
         atomic_store_explicit(&me->check[par], check, memory_order_relaxed);
     }
     atomic_store_explicit(pt_word(g, pid, e), (e << EP_SHIFT) | flags, memory_order_release);
+    pt_publish_fence();
     uint64_t all_or = flags, all_and = flags;
     for (lpf_pid_t k = 1; k < P; ++k) {
         lpf_pid_t q = pid + k;
@@ -173,12 +238,13 @@ static int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
         _Atomic uint64_t *word = pt_word(g, q, e);
         uint64_t w = atomic_load_explicit(word, memory_order_acquire);
         if (SSTEP_UNLIKELY((w >> EP_SHIFT) < e)) {
-            w = pt_wait(word, e);
+            w = pt_wait(g, word, e);
             if ((w >> EP_SHIFT) < e) return -1;   /* gone without arriving */
         }
         all_or |= w;
         all_and &= w;
     }
+    pt_wake(g);
     all_or &= 0xfe;
     if (SSTEP_UNLIKELY((all_or ^ all_and) & F_REHOOK)) return -1;
     if (SSTEP_UNLIKELY(all_or & F_CHECK) && info) {
@@ -210,6 +276,8 @@ static void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx)
     me->final_failed = ctx ? ctx->failed : 1;
     atomic_fetch_or_explicit(pt_word(g, pid, 0), PT_GONE, memory_order_release);
     atomic_fetch_or_explicit(pt_word(g, pid, 1), PT_GONE, memory_order_release);
+    pt_publish_fence();
+    pt_wake(g);
 }
 
 /* Wait until every process of the group has left; then the group's result:
@@ -219,7 +287,7 @@ static lpf_err_t pt_wait_all_gone(struct pt_group *g)
     lpf_err_t rc = LPF_SUCCESS;
     for (lpf_pid_t q = 0; q < g->P; ++q) {
         _Atomic uint64_t *word = pt_word(g, q, 1);
-        while (!(pt_wait(word, UINT64_MAX >> EP_SHIFT) & PT_GONE)) {}
+        while (!(pt_wait(g, word, UINT64_MAX >> EP_SHIFT) & PT_GONE)) {}
         /* the gone bit of the other word was set first */
         (void)atomic_load_explicit(pt_word(g, q, 0), memory_order_acquire);
         struct pt_proc *o = &g->procs[q];
@@ -244,7 +312,9 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
     g->threads = calloc(P, sizeof(pthread_t));
     g->locks = aligned_alloc(PT_LINE, (size_t)P * PT_LINE);
     g->pend = malloc((size_t)P * P * sizeof(lpf_pid_t));
-    if (!g->words || !g->procs || !g->threads || !g->locks || !g->pend) {
+    g->sleep = aligned_alloc(PT_LINE, sizeof *g->sleep);
+    if (!g->words || !g->procs || !g->threads || !g->locks || !g->pend || !g->sleep) {
+        free(g->sleep);
         free((void *)g->locks);
         free(g->pend);
         free(g->words);
@@ -255,6 +325,7 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
     }
     memset((void *)g->words, 0, wbytes);
     memset((void *)g->locks, 0, (size_t)P * PT_LINE);
+    memset(g->sleep, 0, sizeof *g->sleep);
     memset(g->procs, 0, (size_t)P * sizeof(struct pt_proc));
     atomic_store_explicit(&g->refs, (int)P, memory_order_relaxed);
     return g;
@@ -267,6 +338,7 @@ static void pt_group_free(struct pt_group *g)
     free((void *)g->words);
     free((void *)g->locks);
     free(g->pend);
+    free(g->sleep);
     free(g->procs);
     free(g->threads);
     free(g);
