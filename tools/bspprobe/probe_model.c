@@ -1268,6 +1268,21 @@ void pm_print_summary(FILE *f, const struct pm_results *res)
             fprintf(f, "\n  in cache (memcpy per byte < 3/4 of the largest h's) up to h = %s\n",
                     fmt_bytes(a, sizeof a, res->cache_h));
         }
+        const struct pm_series *te = NULL;
+        for (size_t i = 0; i < res->nseries; ++i)
+            if (res->series[i].kind == PM_PATTERN && res->series[i].pattern == PAT_TOTAL_EXCHANGE)
+                te = &res->series[i];
+        if (te && te->npts && te->pt[0].x == 0) {
+            fprintf(f, "  total exchange, (T(h) - T(0))/h in ns/B:");
+            int col = 0;
+            for (size_t i = 1; i < te->npts; ++i) {
+                const struct pm_point *pt = &te->pt[i];
+                if (!(pt->x >= 65536) || fmod(log2(pt->x), 2.0) != 0) continue;
+                fprintf(f, "%s %s %.3f", col++ % 5 ? "," : "\n   ", fmt_bytes(a, sizeof a, pt->x),
+                        (pt->est - te->pt[0].est) / pt->h * 1e9);
+            }
+            fprintf(f, "\n");
+        }
         fprintf(f, "  Over the bandwidth-bound points (g(m) h >= l(m)): ratio = measured/predicted,\n"
                    "  all of them and those out of cache; T/copy = measured / memcpy baseline;\n"
                    "  R^2 and fit err (largest |T/fit - 1|) of the pattern's own affine fit over h > 0\n"
