@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* the default-flavour names must not be renamed in this file */
@@ -52,7 +53,7 @@ struct bsp_frame {
     jmp_buf *exit_jb;             /* siblings: bsp_end jumps back here */
     struct bsp_initinfo init;     /* bsp_init inside this run (nested run) */
     int implicit_main;            /* pid 0 of a main-as-SPMD run */
-    lpf_func_t fsyms[3];          /* pid 0: what the siblings run */
+    lpf_func_t fsyms[4];          /* pid 0: what the siblings run */
 };
 
 struct bsp_tls {
@@ -168,10 +169,20 @@ static NORETURN COLD void drma_error(struct BSPlib *b, const char *prim, bsplib_
     }
 }
 
-/* Errors found by bsp_sync or bsp_end. */
+/* Errors found by bsp_sync or bsp_end. A disagreement is seen by every
+ * process of the run at the same sync: process 0 reports it, the others
+ * wait for the end of the program (on a distributed engine they are
+ * separate programs that would each print a line); if that does not come
+ * within seconds they report it themselves, so nothing ever hangs. */
 static NORETURN COLD void sync_error(struct BSPlib *b, const char *prim, bsplib_err_t e)
 {
     const struct bspl_mismatch *m = &b->mm;
+    if (b->pid != 0 && m->peer != LPF_MAX_P) {
+        for (int i = 0; i < 100; ++i) {
+            struct timespec ts = { 0, 50000000 };
+            nanosleep(&ts, NULL);
+        }
+    }
     switch (e) {
     case BSPLIB_ERR_PUSHREG_MISMATCH:
         die(prim, "processes registered different numbers of variables in this superstep: "
@@ -251,7 +262,7 @@ static void trampoline(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t ar
 {
     void (*spmd)(void) = (void (*)(void))args.f_symbols[0];
     void (*with)(void *) = (void (*)(void *))args.f_symbols[1];
-    void *arg = (void *)(uintptr_t)args.f_symbols[2];
+    void *arg = args.f_size >= 4 ? (void *)(uintptr_t)args.f_symbols[2] : NULL;
     jmp_buf jb;
     struct bsp_tls saved = T;
     memset(&T, 0, sizeof T);
@@ -262,6 +273,11 @@ static void trampoline(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t ar
     T.join_jb = &jb;
     if (setjmp(jb) == 0) {
         if (with) {
+            /* the argument is an address in the initiator's memory: usable
+             * only where the processes share it */
+            if (args.f_size < 4 || (uintptr_t)args.f_symbols[3] != (uintptr_t)getpid())
+                die("bsp_begin", "this run's processes do not share memory (distributed "
+                        "engine): mcbsp::BSP_program needs the pthread engine");
             join();
             with(arg);
         } else if (spmd) {
@@ -281,13 +297,16 @@ static void start(bsp_pid_t P, void (*spmd)(void), void (*with)(void *), void *a
 {
     struct bsp_frame *f = calloc(1, sizeof *f);
     if (!f) die_oom("bsp_begin");
+    /* what siblings run: function pointers (translated by distributed
+     * engines); a wrapper's argument and our process id only with `with` */
     f->fsyms[0] = (lpf_func_t)spmd;
     f->fsyms[1] = (lpf_func_t)with;
     f->fsyms[2] = (lpf_func_t)(uintptr_t)arg;
+    f->fsyms[3] = (lpf_func_t)(uintptr_t)getpid();
     f->implicit_main = implicit_main;
     lpf_args_t args = LPF_NO_ARGS;
     args.f_symbols = f->fsyms;
-    args.f_size = 3;
+    args.f_size = with ? 4 : 2;
     lpf_t parent = T.cur ? T.cur->ctx : LPF_ROOT;
     lpf_t ctx0 = NULL;
     lpf_err_t rc = sstep_exec_begin(parent, P, trampoline, args, &ctx0);

@@ -21,10 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *which;   /* shared by all processes (threads) */
+static const char *which;   /* the case, as main (pid 0) read it */
 static unsigned NP;
+static __thread const char *my_case;   /* the case, in every process */
 
-#define IS(name) (strcmp(which, name) == 0)
+#define IS(name) (strcmp(my_case ? my_case : which, name) == 0)
+
+static void share_case(void);
 
 static unsigned last(void) { return bsp_nprocs() - 1; }
 static int culprit(void) { return bsp_pid() == last(); }
@@ -56,6 +59,7 @@ static void inner_empty(void)
 static void spmd(void)
 {
     bsp_begin(NP);
+    share_case();
     const unsigned s = bsp_pid(), p = bsp_nprocs();
     long x[4] = { 0, 0, 0, 0 };     /* registered, 32 bytes everywhere */
     long y[4] = { 0, 0, 0, 0 };     /* never registered */
@@ -263,18 +267,39 @@ static const char *const cases[] = {
     "pop_different", "tagsize_differ", "send_tag_null", "hpsend_tag_null", "get_tag_null",
     "send_payload_null", "move_null", "set_tagsize_null", "get_tag_status_null",
 };
+static const size_t ncases = sizeof cases / sizeof cases[0];
+
+/* Right after bsp_begin: pid 0 tells every process the case. On a
+ * distributed engine the other processes never ran main, so they cannot
+ * know it otherwise. */
+static void share_case(void)
+{
+    int idx = -1;
+    if (bsp_pid() == 0)
+        for (size_t i = 0; i < ncases; ++i)
+            if (strcmp(cases[i], which) == 0) idx = (int)i;
+    bsp_push_reg(&idx, sizeof idx);
+    bsp_sync();
+    if (bsp_pid() != 0) bsp_get(0, &idx, 0, &idx, sizeof idx);
+    bsp_sync();
+    bsp_pop_reg(&idx);
+    bsp_sync();
+    my_case = idx >= 0 ? cases[idx] : "unknown";
+}
+
 
 int main(int argc, char **argv)
 {
     if (argc == 0) {
-        /* a sibling of a main-as-SPMD case: which and NP are already set */
+        /* a sibling of a main-as-SPMD case */
         bsp_begin(NP);
+        share_case();
         if (!IS("end_twice")) bsp_sync();
         bsp_end();
         return 0;
     }
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) printf("%s\n", cases[i]);
+        for (size_t i = 0; i < ncases; ++i) printf("%s\n", cases[i]);
         return 0;
     }
     if (argc != 3) {
@@ -297,11 +322,13 @@ int main(int argc, char **argv)
     if (IS("vabort_outside")) vabort_helper("vabort outside %d", 7);
     if (IS("end_twice")) {
         bsp_begin(NP);
+        share_case();
         bsp_end();
         bsp_end();
     }
     if (IS("main_second_begin")) {
         bsp_begin(NP);
+        share_case();
         bsp_sync();
         bsp_end();
         bsp_begin(NP);   /* error: main's run has ended */

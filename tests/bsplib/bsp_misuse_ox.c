@@ -14,14 +14,32 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static const char *which;
+static const char *which;   /* the case, as main (pid 0) read it */
 static int NP;
+static __thread char my_case[32];   /* the case, in every process */
 
-#define IS(name) (strcmp(which, name) == 0)
+#define IS(name) (strcmp(my_case[0] ? my_case : which, name) == 0)
+
+/* Right after bsp_begin: pid 0 tells every process the case (on a
+ * distributed engine the others never ran main). */
+static void share_case(void)
+{
+    char name[32];
+    memset(name, 0, sizeof name);
+    if (bsp_pid() == 0) strncpy(name, which, sizeof name - 1);
+    bsp_push_reg(name, (int)sizeof name);
+    bsp_sync();
+    if (bsp_pid() != 0) bsp_get(0, name, 0, name, (int)sizeof name);
+    bsp_sync();
+    bsp_pop_reg(name);
+    bsp_sync();
+    memcpy(my_case, name, sizeof name);
+}
 
 static void spmd(void)
 {
     bsp_begin(NP);
+    share_case();
     const int s = bsp_pid(), p = bsp_nprocs(), right = (s + 1) % p;
     const int culprit = s == p - 1;
     long x[4] = { 0, 0, 0, 0 }, src[4] = { 1, 2, 3, 4 };

@@ -38,7 +38,7 @@ TEST_P(BspProgram, MainIsTheSpmdSection)
     // P given explicitly, and as bsp_nprocs() (= LPF_MAX_PROCS for the child)
     for (int explicit_p = 0; explicit_p < 2; ++explicit_p) {
         Child r = run_child({ BSP_MAINSPMD_BIN, explicit_p ? std::to_string(P) : "0" }, "", 60,
-                { P_env(P) });
+                { P_env(P) }, P);
         SCOPED_TRACE(r.out + r.err);
         expect_ok(r);
         EXPECT_EQ(3, r.code);
@@ -58,7 +58,7 @@ TEST_P(BspProgram, MainIsTheSpmdSection)
 TEST_P(BspProgram, ExampleHello)
 {
     const unsigned P = GetParam();
-    Child r = run_child({ HELLO_BSP_BIN, std::to_string(P) }, "", 60, { P_env(16) });
+    Child r = run_child({ HELLO_BSP_BIN, std::to_string(P) }, "", 60, { P_env(16) }, P);
     expect_ok(r);
     EXPECT_EQ(0, r.code);
     for (unsigned s = 0; s < P; ++s)
@@ -69,7 +69,9 @@ TEST_P(BspProgram, ExampleHello)
 TEST_P(BspProgram, ExampleHelloCpp)
 {
     const unsigned P = GetParam();
-    Child r = run_child({ HELLO_BSP_CPP_BIN, std::to_string(P) }, "", 60, { P_env(16) });
+    if (bsptest::distributed_launcher())
+        GTEST_SKIP() << "mcbsp::BSP_program needs a shared-memory engine";
+    Child r = run_child({ HELLO_BSP_CPP_BIN, std::to_string(P) }, "", 60, { P_env(16) }, P);
     expect_ok(r);
     EXPECT_EQ(0, r.code);
     for (unsigned s = 0; s < P; ++s)
@@ -80,7 +82,7 @@ TEST_P(BspProgram, ExampleHelloCpp)
 TEST_P(BspProgram, ExampleInnerProduct)
 {
     const unsigned P = GetParam();
-    Child r = run_child({ INPROD_BSP_BIN, std::to_string(P), "10007" }, "", 60, { P_env(16) });
+    Child r = run_child({ INPROD_BSP_BIN, std::to_string(P), "10007" }, "", 60, { P_env(16) }, P);
     expect_ok(r);
     EXPECT_EQ(0, r.code) << r.out << r.err;
     EXPECT_EQ(1, count_lines_with(r.out, "<x,x> = 334083895140 with " + std::to_string(P) + " processes"));
@@ -90,7 +92,7 @@ TEST_P(BspProgram, ExampleInnerProduct)
 TEST_P(BspProgram, ExampleBsmp)
 {
     const unsigned P = GetParam();
-    Child r = run_child({ BSMP_BSP_BIN, std::to_string(P) }, "", 60, { P_env(16) });
+    Child r = run_child({ BSMP_BSP_BIN, std::to_string(P) }, "", 60, { P_env(16) }, P);
     expect_ok(r);
     EXPECT_EQ(0, r.code) << r.out << r.err;
     EXPECT_EQ(1, count_lines_with(r.out, "all messages correct"));
@@ -100,7 +102,7 @@ TEST_P(BspProgram, ExampleBsmp)
 TEST_P(BspProgram, EdupackInnerProduct)
 {
     const unsigned P = GetParam();
-    Child r = run_child({ EDUPACK_INPROD_BIN }, std::to_string(P) + "\n1000\n", 60, { P_env(16) });
+    Child r = run_child({ EDUPACK_INPROD_BIN }, std::to_string(P) + "\n1000\n", 60, { P_env(16) }, P);
     expect_ok(r);
     EXPECT_EQ(0, r.code) << r.out << r.err;
     // 1000*1001*2001/6 = 333833500
@@ -111,7 +113,7 @@ TEST_P(BspProgram, EdupackInnerProduct)
 TEST_P(BspProgram, EdupackSparseMatVec)
 {
     const unsigned P = GetParam();
-    Child r = run_child({ EDUPACK_MV_BIN }, std::to_string(P) + "\n300\n", 60, { P_env(16) });
+    Child r = run_child({ EDUPACK_MV_BIN }, std::to_string(P) + "\n300\n", 60, { P_env(16) }, P);
     expect_ok(r);
     EXPECT_EQ(0, r.code) << r.out << r.err;
     EXPECT_EQ(static_cast<int>(P), count_lines_with(r.out, ": OK"));
@@ -122,7 +124,7 @@ TEST_P(BspProgram, EdupackFft)
 {
     const unsigned P = GetParam();
     if (P & (P - 1)) GTEST_SKIP() << "the FFT needs a power of two";
-    Child r = run_child({ EDUPACK_FFT_BIN }, std::to_string(P) + "\n512\n", 60, { P_env(16) });
+    Child r = run_child({ EDUPACK_FFT_BIN }, std::to_string(P) + "\n512\n", 60, { P_env(16) }, P);
     expect_ok(r);
     EXPECT_EQ(0, r.code) << r.out << r.err;
     EXPECT_EQ(1, count_lines_with(r.out, ": OK"));
@@ -137,7 +139,7 @@ TEST_P(BspProgram, EdupackLu)
         const unsigned N = P / M;
         // n = 36: 108 supersteps per grid (8 processes share 2 cores in CI)
         Child r = run_child({ EDUPACK_LU_BIN }, std::to_string(M) + "\n" + std::to_string(N) + "\n36\n",
-                60, { P_env(16) });
+                60, { P_env(16) }, P);
         SCOPED_TRACE("grid " + std::to_string(M) + " x " + std::to_string(N));
         expect_ok(r);
         EXPECT_EQ(0, r.code) << r.out << r.err;
@@ -148,7 +150,7 @@ TEST_P(BspProgram, EdupackLu)
 // a bsp_abort in a BSPedupack program (negative n): message, non-zero exit
 TEST(BspProgramAbort, EdupackAbortOnBadInput)
 {
-    Child r = run_child({ EDUPACK_INPROD_BIN }, "3\n-5\n", 60, { P_env(16) });
+    Child r = run_child({ EDUPACK_INPROD_BIN }, "3\n-5\n", 60, { P_env(16) }, 3);
     EXPECT_FALSE(r.timed_out);
     EXPECT_TRUE(r.exited);
     EXPECT_EQ(6, r.code);

@@ -39,13 +39,36 @@ inline std::vector<std::string> split_words(const std::string &s)
     return w;
 }
 
-// env: extra "NAME=value" entries for the child
+// The launcher prefix: SUPERSTEP_TEST_LAUNCHER, where "{P}" stands for the
+// number of processes of the run (e.g. "bsprun --engine mpi -n {P}").
+inline std::vector<std::string> launcher(unsigned procs)
+{
+    std::vector<std::string> w;
+    if (const char *l = std::getenv("SUPERSTEP_TEST_LAUNCHER")) {
+        for (std::string x : split_words(l)) {
+            for (size_t at; (at = x.find("{P}")) != std::string::npos;)
+                x.replace(at, 3, std::to_string(procs ? procs : 1));
+            w.push_back(x);
+        }
+    }
+    return w;
+}
+
+// does the launcher start a distributed engine (separate address spaces)?
+inline bool distributed_launcher()
+{
+    const char *l = std::getenv("SUPERSTEP_TEST_LAUNCHER");
+    return l && std::string(l).find("mpi") != std::string::npos;
+}
+
+// env: extra "NAME=value" entries for the child; procs: processes of the
+// run (for the launcher)
 inline Child run_child(std::vector<std::string> argv, const std::string &input = "",
-        int timeout_s = 30, const std::vector<std::string> &env = {})
+        int timeout_s = 30, const std::vector<std::string> &env = {}, unsigned procs = 1)
 {
     Child r;
-    if (const char *l = std::getenv("SUPERSTEP_TEST_LAUNCHER")) {
-        std::vector<std::string> full = split_words(l);
+    {
+        std::vector<std::string> full = launcher(procs);
         full.insert(full.end(), argv.begin(), argv.end());
         argv = std::move(full);
     }

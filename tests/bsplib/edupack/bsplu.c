@@ -133,32 +133,38 @@ void bsplu(int M, int N, int s, int t, int n, int *pi, double **a){
 } /* end bsplu */
 
 void bsplu_test(){
-    int p, pid, s, t, n, nlr, nlc, i, j, k, il, jl, *pi;
+    int p, pid, s, t, n, nlr, nlc, i, j, k, il, jl, *pi, dims[3], Ml, Nl;
     double **a, *all, err, lu;
 
     bsp_begin(M*N);
     p= bsp_nprocs();
     pid= bsp_pid();
+    /* M and N were read by processor 0 only (on a distributed-memory BSP
+       system the others never ran main's sequential part): processor 0
+       broadcasts M, N and n in a local array */
     if (pid==0){
         if (scanf("%d",&n)!=1 || n<1)
             bsp_abort("bsplu_test: bad n");
+        dims[0]= M; dims[1]= N; dims[2]= n;
     }
-    bsp_push_reg(&n,SZINT);
+    bsp_push_reg(dims,3*SZINT);
     bsp_sync();
-    bsp_get(0,&n,0,&n,SZINT);
+    bsp_get(0,dims,0,dims,3*SZINT);
     bsp_sync();
-    bsp_pop_reg(&n);
-    (void)p;
+    bsp_pop_reg(dims);
+    Ml= dims[0]; Nl= dims[1]; n= dims[2];
+    if (Ml*Nl!=p)
+        bsp_abort("bsplu_test: %d x %d grid on %d processors",Ml,Nl,p);
 
-    s= pid%M; t= pid/M;
-    nlr= nloc(M,s,n); nlc= nloc(N,t,n);
+    s= pid%Ml; t= pid/Ml;
+    nlr= nloc(Ml,s,n); nlc= nloc(Nl,t,n);
     a= matallocd(nlr,nlc);
     for (il=0; il<nlr; il++)
         for (jl=0; jl<nlc; jl++)
-            a[il][jl]= aval(il*M+s,jl*N+t);
+            a[il][jl]= aval(il*Ml+s,jl*Nl+t);
     pi= vecalloci(n);
 
-    bsplu(M,N,s,t,n,pi,a);
+    bsplu(Ml,Nl,s,t,n,pi,a);
 
     /* gather L\U at processor 0 and check PA = LU */
     /* every processor needs a local identifier for the gather area; only
@@ -168,7 +174,7 @@ void bsplu_test(){
     bsp_sync();
     for (il=0; il<nlr; il++)
         for (jl=0; jl<nlc; jl++)
-            bsp_put(0,&a[il][jl],all,((il*M+s)*n+jl*N+t)*SZDBL,SZDBL);
+            bsp_put(0,&a[il][jl],all,((il*Ml+s)*n+jl*Nl+t)*SZDBL,SZDBL);
     bsp_sync();
     if (pid==0){
         err= 0.0;
@@ -180,7 +186,7 @@ void bsplu_test(){
                 err= MAX(err,fabs(lu-aval(pi[i],j)));
             }
         printf("bsplu: n=%d on a %d x %d grid: max |PA-LU| = %g: %s\n",
-               n,M,N,err,err<1e-8 ? "OK" : "ERROR");
+               n,Ml,Nl,err,err<1e-8 ? "OK" : "ERROR");
         fflush(stdout);
     }
     bsp_pop_reg(all);
