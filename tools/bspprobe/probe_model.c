@@ -1628,9 +1628,10 @@ static void plot_body(FILE *g, const struct pm_results *res, const struct pm_ser
 {
     int cols = ns <= 4 ? (int)ns : ns <= 9 ? 3 : 4;
     int rows = (int)((ns + (size_t)cols - 1) / (size_t)cols);
-    fprintf(g, "set multiplot layout %d,%d title \"bspprobe: T(h) per superstep, engine %s, p = %u "
-               "(points: measured, 95%% CI; red: own affine fit; green dashed: g(m) h + l(m) from the "
-               "LPF-way figures; grey: memcpy baseline; dotted: latency | bandwidth bound; orange: end of cache)\" font ',11'\n",
+    fprintf(g, "set multiplot layout %d,%d title \"bspprobe: T(h) per superstep, engine %s, p = %u\\n"
+               "points: measured with 95%% CI; red: the pattern's own affine fit; green dashed: g(m) h + l(m) "
+               "from the LPF-way figures; grey: memcpy baseline;\\ndotted: latency-bound | bandwidth-bound "
+               "(h = l/g); orange dash-dot: where the data leave the cache\" font ',11'\n",
             rows, cols, res->engine, res->p);
     for (size_t k = 0; k < ns; ++k) {
         const struct pm_series *se = ser[k];
@@ -1662,8 +1663,8 @@ static void plot_body(FILE *g, const struct pm_results *res, const struct pm_ser
         fprintf(g, "set title \"%s\"\n", title);
         fprintf(g, "unset arrow\n");
         /* bspbench plots its linear range of h linearly; the rest spans decades */
-        if (se->kind == PM_BSPBENCH) fprintf(g, "unset logscale\nset format y '%%.0s%%cs'\n");
-        else fprintf(g, "set logscale xy\n");
+        if (se->kind == PM_BSPBENCH) fprintf(g, "unset logscale\nset format y '%%.1s%%cs'\n");
+        else fprintf(g, "set logscale xy\nset format y '%%.0s%%cs'\n");
         if (isfinite(hbw) && hbw > 0)
             fprintf(g, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dt 3 lc rgb '#888888'\n", hbw, hbw);
         if (se->kind == PM_PATTERN && res->cache_h > 0)
