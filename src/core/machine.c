@@ -108,15 +108,18 @@ static void load_params(void)
     params.n = sstep_param_normalize(params.rows, params.n);
 }
 
-/* Built-in estimates for a shared-memory machine: a per-byte cost of about
- * 0.2 ns plus a per-message overhead of 8 ns spread over the message size;
- * a latency growing with log p and, beyond the core count, with p. */
+/* Built-in estimates for a shared-memory machine, from bspprobe on a 2-core
+ * KVM guest (docs/probe.md): a per-byte cost of 0.2 ns (memory speed, out
+ * of cache) plus a per-message overhead of 24 ns spread over the message
+ * size; a latency of 0.5 us per level of log p (1 us for a non-empty
+ * superstep at p = 2: two barriers and the reads of the peers' queues) and,
+ * beyond the core count, 2 us per extra process. */
 static double est_g(lpf_pid_t p, size_t m)
 {
     (void)p;
     double mm = m == 0 ? 1.0 : (double)m;
     if (mm > 1e18) mm = 1e18;
-    return 2e-10 + 8e-9 / mm;
+    return 2e-10 + 24e-9 / mm;
 }
 
 static double est_l(lpf_pid_t p)
@@ -124,7 +127,7 @@ static double est_l(lpf_pid_t p)
     double cores = (double)sstep_online_cores();
     double lg = 1.0;
     for (unsigned long long q = 1; q < p; q *= 2) lg += 1.0;   /* no wrap for p > 2^31 */
-    double l = 1e-7 * lg;
+    double l = 5e-7 * lg;
     if ((double)p > cores) l += 2e-6 * ((double)p - cores);
     return l;
 }
