@@ -195,8 +195,28 @@ MPI_Comm mpi_section_comm(lpf_pid_t P)
     return sstep_mpi.sub[P];
 }
 
+/* its shared-memory window, made with it (collective over ranks 0..P-1) */
+struct mpi_shm *mpi_section_shm(lpf_pid_t P)
+{
+    if (!sstep_mpi.subshm) {
+        sstep_mpi.subshm = calloc((size_t)sstep_mpi.size + 1, sizeof *sstep_mpi.subshm);
+        if (!sstep_mpi.subshm) sstep_fatal(NULL, "lpf_exec", "out of memory");
+        for (int i = 0; i <= sstep_mpi.size; ++i) sstep_mpi.subshm[i] = (struct mpi_shm *)1;
+    }
+    if ((int)P > sstep_mpi.size) P = (lpf_pid_t)sstep_mpi.size;
+    if (sstep_mpi.subshm[P] == (struct mpi_shm *)1)
+        sstep_mpi.subshm[P] = mpi_shm_create(mpi_section_comm(P));
+    return sstep_mpi.subshm[P];
+}
+
 static void free_section_comms(void)
 {
+    if (sstep_mpi.subshm) {
+        for (int i = 0; i <= sstep_mpi.size; ++i)
+            if (sstep_mpi.subshm[i] != (struct mpi_shm *)1) mpi_shm_free(sstep_mpi.subshm[i]);
+        free(sstep_mpi.subshm);
+        sstep_mpi.subshm = NULL;
+    }
     if (!sstep_mpi.sub) return;
     for (int i = 0; i <= sstep_mpi.size; ++i)
         if (sstep_mpi.sub[i] != MPI_COMM_NULL) MPI_Comm_free(&sstep_mpi.sub[i]);
@@ -253,7 +273,8 @@ static void run_exec(const char *buf, size_t len)
     lpf_pid_t share = h.F >= h.P ? sstep_share(h.F, h.P, s_pid) : 1;
     /* a rank that cannot find the function still takes part (and leaves at
      * once), so that the section fails everywhere instead of hanging */
-    lpf_err_t rc = mpi_run_section(mpi_section_comm(h.P), s_pid, h.P, share, 0,
+    MPI_Comm comm = mpi_section_comm(h.P);
+    lpf_err_t rc = mpi_run_section(comm, mpi_section_shm(h.P), s_pid, h.P, share, 0,
             ok && spmd ? spmd : spmd_nothing, args);
     (void)rc;
     free(names);
@@ -481,6 +502,7 @@ static lpf_err_t make_init(MPI_Comm comm, int owned, long server_pid, lpf_init_t
     x->nprocs = (lpf_pid_t)n;
     x->oversub = comm_oversubscribed(x->comm);
     x->server_pid = server_pid;
+    x->shm = mpi_shm_create(x->comm);
     x->hdr.magic = SSTEP_INIT_MAGIC;
     x->hdr.engine = &sstep_mpi_engine;
     if (!sstep_mpi.started) {
@@ -529,7 +551,10 @@ lpf_err_t lpf_mpi_finalize(lpf_init_t init)
         return LPF_ERR_FATAL;
     int fin = 0;
     MPI_Finalized(&fin);
-    if (!fin) MPI_Comm_free(&x->comm);
+    if (!fin) {
+        mpi_shm_free(x->shm);
+        MPI_Comm_free(&x->comm);
+    }
     if (x->server_pid) mpi_tcp_stop_server(x->server_pid);
     x->hdr.magic = 0;
     free(x);

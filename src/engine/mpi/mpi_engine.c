@@ -222,6 +222,10 @@ struct mpi_group {
     struct sstep_arena tmp;    /* scratch of one sync */
     struct sstep_arena rmsg[2];/* direct messages received, by parity */
     int oversub;
+    struct mpi_shm *shm;       /* on-node fast path (NULL: first messages by MPI) */
+    uint64_t gen;              /* this section's number on shm */
+    unsigned char *wflags;     /* [P] flags of peers' arrival words */
+    struct fhdr *ehdr;         /* [P] headers standing for "nothing for you" */
     struct sstep_ctx *ctx;     /* our context in this section */
     struct mpi_group *outer;   /* enclosing section of this process */
 };
@@ -285,6 +289,8 @@ static void group_free(struct mpi_group *g)
     free(g->rin);
     free(g->rout);
     free(g->rsz);
+    free(g->wflags);
+    free(g->ehdr);
     free(g->regs);
     free(g->sfirst.r);
     free(g->rbody.r);
@@ -300,7 +306,8 @@ static void group_free(struct mpi_group *g)
     free(g);
 }
 
-static struct mpi_group *group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int oversub)
+static struct mpi_group *group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int oversub,
+        struct mpi_shm *shm)
 {
     struct mpi_group *g = calloc(1, sizeof *g);
     if (!g) return NULL;
@@ -308,12 +315,19 @@ static struct mpi_group *group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, in
     g->P = P;
     g->pid = pid;
     g->oversub = oversub;
+    if (shm && shm->P != P) shm = NULL;
     size_t E = (size_t)(256 * 1024) / P;
     if (E > 8192) E = 8192;
     if (E < 256) E = 256;
     g->E = E & ~(size_t)63;
+    if (shm) {
+        g->shm = shm;
+        g->gen = ++shm->gen;
+        g->E = shm->E;
+    }
     g->big = direct_min();
-    g->firstmem = aligned_alloc(64, 2 * (size_t)P * g->E);
+    /* first-message receive buffers (message path only) */
+    g->firstmem = aligned_alloc(64, shm ? 64 : 2 * (size_t)P * g->E);
     g->rfirst = malloc(P * sizeof *g->rfirst);
     g->got = calloc(P, 1);
     g->idx = malloc(P * sizeof *g->idx);
@@ -327,7 +341,9 @@ static struct mpi_group *group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, in
     g->rin = calloc(P, sizeof *g->rin);
     g->rout = calloc(P, sizeof *g->rout);
     g->rsz = calloc(P, sizeof *g->rsz);
-    if (!g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
+    g->wflags = calloc(P, 1);
+    g->ehdr = calloc(P, sizeof *g->ehdr);
+    if (!g->wflags || !g->ehdr || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
             || !g->gsmall || !g->body[0] || !g->body[1] || !g->hdr || !g->bodyp
             || !g->rin || !g->rout || !g->rsz) {
         g->P = 0;
@@ -336,7 +352,7 @@ static struct mpi_group *group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, in
     }
     for (lpf_pid_t q = 0; q < P; ++q) {
         g->rfirst[q] = MPI_REQUEST_NULL;
-        if (q == pid) continue;
+        if (q == pid || shm) continue;
         MPI_Irecv(first_buf(g, 0, q), (int)g->E, MPI_BYTE, (int)q, TAG(T_FIRST, 0), comm,
                 &g->rfirst[q]);
     }
@@ -419,6 +435,84 @@ static void post_recv(struct reqv *v, char *buf, size_t n, lpf_pid_t q, int tag,
         buf += len;
         n -= len;
     } while (n > 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The on-node fast path: arrival words and mailboxes in shared memory   */
+/* ------------------------------------------------------------------ */
+
+/* Every process's segment starts with this line; its mailboxes follow.
+ * An arrival word is (section number << 40 | episode << 8 | flags); one per
+ * episode parity, so that a fast process's next arrival cannot hide what a
+ * slow one still has to read. Leaving ORs W_GONE into both words: a word
+ * still shows the last episode the process took part in, and the gone bit
+ * fails only waits for a later one. What a process left with is kept by
+ * section parity, as a fast peer may already have entered the next
+ * section (never the one after: that needs us). */
+#define SHM_LINE 128
+#define W_EMPTY 1u      /* nothing for anybody: skip my mailboxes */
+#define W_REHOOK 2u     /* this episode is a rehook */
+#define W_GONE 4u       /* left the section (final_* are valid) */
+
+struct shm_line {
+    _Atomic uint64_t word[2];
+    uint64_t check[2];
+    uint64_t final_steps[2];
+    uint32_t final_failed[2];
+};
+_Static_assert(sizeof(struct shm_line) <= SHM_LINE, "arrival line fits");
+
+static inline struct shm_line *line_of(const struct mpi_group *g, lpf_pid_t q)
+{
+    return (struct shm_line *)g->shm->seg[q];
+}
+
+/* first message from `from` to `to` for episodes of parity par */
+static inline char *mailbox(const struct mpi_group *g, lpf_pid_t from, lpf_pid_t to, int par)
+{
+    return g->shm->seg[from] + SHM_LINE + ((size_t)to * 2 + (size_t)par) * g->E;
+}
+
+static inline uint64_t mkword(uint64_t gen, uint64_t e, unsigned flags)
+{
+    return (gen & 0xffffffu) << 40 | (e & 0xffffffffu) << 8 | flags;
+}
+
+/* 0: not arrived at episode e of section gen yet; 1: arrived; 2: gone
+ * before e; 3: already in the next section */
+static inline int word_state(uint64_t w, uint64_t gen, uint64_t e)
+{
+    uint64_t wg = w >> 40;
+    if (wg != (gen & 0xffffffu)) return wg == ((gen + 1) & 0xffffffu) ? 3 : 0;
+    if (((w >> 8) & 0xffffffffu) == (e & 0xffffffffu)) return 1;
+    return (w & W_GONE) ? 2 : 0;
+}
+
+static void serve_dgets(struct mpi_group *g);
+
+/* Wait until every peer arrived at episode e; -1 if one left the section
+ * or does something else (a rehook while we sync, or the reverse). */
+static int node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook)
+{
+    const lpf_pid_t P = g->P, me = g->pid;
+    const int par = (int)(e & 1);
+    struct mpi_wait w;
+    mpi_wait_init(&w, NAP_SYNC_NS);
+    unsigned it = 0;
+    for (lpf_pid_t k = 1; k < P; ++k) {
+        lpf_pid_t q = me + k;
+        if (q >= P) q -= P;
+        _Atomic uint64_t *wp = &line_of(g, q)->word[par];
+        uint64_t v;
+        int st;
+        while ((st = word_state(v = atomic_load_explicit(wp, memory_order_acquire), g->gen, e)) == 0) {
+            if ((++it & 1023) == 0) serve_dgets(g);
+            mpi_wait_step(&w);
+        }
+        if (st != 1 || (v & W_REHOOK) != rehook) return -1;
+        g->wflags[q] = (unsigned char)(v & 0xff);
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -569,10 +663,9 @@ static size_t out_bound(const struct mpi_group *g, const struct sstep_peer_lists
 
 /* Encode the first message (header and body) for q into g->out[q]. */
 static size_t encode(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_t q,
-        uint64_t e, uint64_t check, size_t nreg)
+        uint64_t e, uint64_t check, size_t nreg, char *base)
 {
     const struct sstep_peer_lists *pl = &ctx->q.peers[q];
-    char *base = g->out[q].p;
     struct fhdr *h = (struct fhdr *)base;
     char *p = base + sizeof *h;
     h->episode = e;
@@ -901,7 +994,8 @@ static lpf_err_t mp_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     for (lpf_pid_t q = 0; q < P; ++q) {
         if (q == me) continue;
         const struct sstep_peer_lists *pl = &ctx->q.peers[q];
-        if (mbuf_reserve(&g->out[q], out_bound(g, pl, nreg))) return LPF_ERR_FATAL;
+        size_t bound = out_bound(g, pl, nreg);
+        if ((!g->shm || bound > g->E) && mbuf_reserve(&g->out[q], bound)) return LPF_ERR_FATAL;
         nbig += pl->count[SSTEP_PUT] + pl->count[SSTEP_MSG];
         nbigget += pl->count[SSTEP_GET];
     }
@@ -910,41 +1004,88 @@ static lpf_err_t mp_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
 
     /* 1. one first message to every peer, in Latin-square order */
     int any = 0;
-    for (lpf_pid_t k = 1; k < P; ++k) {
-        lpf_pid_t q = me + k;
-        if (q >= P) q -= P;
-        size_t len = encode(g, ctx, q, e, info->check, nreg);
-        const struct fhdr *h = (const struct fhdr *)g->out[q].p;
-        if (h->flags & H_SEPARATE) {
-            g->osep[q] = len - sizeof *h;
-            len = sizeof *h;
-            any = 1;
-        } else {
+    if (g->shm) {
+        /* into our mailboxes, then one arrival word */
+        for (lpf_pid_t k = 1; k < P; ++k) {
+            lpf_pid_t q = me + k;
+            if (q >= P) q -= P;
+            const struct sstep_peer_lists *pl = &ctx->q.peers[q];
+            char *mb = mailbox(g, me, q, par);
+            char *base = out_bound(g, pl, nreg) <= g->E ? mb : g->out[q].p;
+            size_t len = encode(g, ctx, q, e, info->check, nreg, base);
+            const struct fhdr *h = (const struct fhdr *)base;
             g->osep[q] = 0;
+            if (h->flags & H_SEPARATE) {
+                g->osep[q] = len - sizeof *h;
+                memcpy(mb, h, sizeof *h);
+            } else if (base != mb) {
+                memcpy(mb, base, len);   /* the bound was pessimistic */
+            }
             if (!(h->flags & H_EMPTY)) any = 1;
         }
-        MPI_Isend(g->out[q].p, (int)len, MPI_BYTE, (int)q, TAG(T_FIRST, par), comm,
-                reqv_push(&g->sfirst));
-    }
-
-    /* 2. everybody's first message */
-    if (wait_first(g, ctx, e, 0)) return LPF_ERR_FATAL;
-    for (lpf_pid_t q = 0; q < P; ++q) {
-        if (q == me) continue;
-        const struct fhdr *h = (const struct fhdr *)first_buf(g, par, q);
-        g->hdr[q] = h;
-        if (!(h->flags & H_EMPTY)) any = 1;
-        if (h->check != info->check && !info->mismatch) {
-            info->mismatch = 1;
-            info->peer = q;
-            info->peer_check = h->check;
+        struct shm_line *ml = line_of(g, me);
+        ml->check[par] = info->check;
+        atomic_store_explicit(&ml->word[par], mkword(g->gen, e, any ? 0 : W_EMPTY),
+                memory_order_release);
+        /* 2. everybody's arrival */
+        if (node_wait_first(g, e, 0)) return LPF_ERR_FATAL;
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            if (q == me) continue;
+            const struct fhdr *h;
+            if (g->wflags[q] & W_EMPTY) {
+                struct fhdr *x = &g->ehdr[q];
+                memset(x, 0, sizeof *x);
+                x->episode = e;
+                x->check = line_of(g, q)->check[par];
+                x->flags = H_EMPTY;
+                h = x;
+            } else {
+                h = (const struct fhdr *)mailbox(g, q, me, par);
+                any = 1;
+            }
+            g->hdr[q] = h;
+            if (h->check != info->check && !info->mismatch) {
+                info->mismatch = 1;
+                info->peer = q;
+                info->peer_check = h->check;
+            }
         }
+    } else {
+        for (lpf_pid_t k = 1; k < P; ++k) {
+            lpf_pid_t q = me + k;
+            if (q >= P) q -= P;
+            size_t len = encode(g, ctx, q, e, info->check, nreg, g->out[q].p);
+            const struct fhdr *h = (const struct fhdr *)g->out[q].p;
+            if (h->flags & H_SEPARATE) {
+                g->osep[q] = len - sizeof *h;
+                len = sizeof *h;
+                any = 1;
+            } else {
+                g->osep[q] = 0;
+                if (!(h->flags & H_EMPTY)) any = 1;
+            }
+            MPI_Isend(g->out[q].p, (int)len, MPI_BYTE, (int)q, TAG(T_FIRST, par), comm,
+                    reqv_push(&g->sfirst));
+        }
+        /* 2. everybody's first message */
+        if (wait_first(g, ctx, e, 0)) return LPF_ERR_FATAL;
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            if (q == me) continue;
+            const struct fhdr *h = (const struct fhdr *)first_buf(g, par, q);
+            g->hdr[q] = h;
+            if (!(h->flags & H_EMPTY)) any = 1;
+            if (h->check != info->check && !info->mismatch) {
+                info->mismatch = 1;
+                info->peer = q;
+                info->peer_check = h->check;
+            }
+        }
+        prepost_next(g, e);
     }
-    prepost_next(g, e);
     const struct sstep_peer_lists *mine = &ctx->q.peers[me];
     if (SSTEP_LIKELY(!any) && mine->head[SSTEP_PUT] == SSTEP_NIL
             && mine->head[SSTEP_GET] == SSTEP_NIL && mine->head[SSTEP_MSG] == SSTEP_NIL) {
-        wait_all(g, &g->sfirst);
+        if (g->sfirst.n) wait_all(g, &g->sfirst);
         g->episode++;
         return LPF_SUCCESS;
     }
@@ -1078,6 +1219,39 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
     const int par = (int)(e & 1);
     lpf_err_t rc = ctx->failed ? LPF_ERR_FATAL : LPF_SUCCESS;
     if (P == 1) return rc;
+    if (g->shm) {
+        struct shm_line *ml = line_of(g, me);
+        const int gp = (int)(g->gen & 1);
+        ml->final_steps[gp] = ctx->superstep;
+        ml->final_failed[gp] = ctx->failed ? 1u : 0u;
+        /* a word of this section (the very first sync may not have
+         * happened: then it still belongs to an older one) */
+        for (int k = 0; k < 2; ++k) {
+            uint64_t old = atomic_load_explicit(&ml->word[k], memory_order_relaxed);
+            uint64_t nw = (old >> 40) == (g->gen & 0xffffffu) ? old | W_GONE
+                                                             : mkword(g->gen, UINT64_MAX, W_GONE);
+            atomic_store_explicit(&ml->word[k], nw, memory_order_release);
+        }
+        struct mpi_wait w;
+        mpi_wait_init(&w, NAP_SYNC_NS);
+        unsigned it = 0;
+        const uint64_t mine_gen = g->gen & 0xffffffu;
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            if (q == me) continue;
+            const struct shm_line *l = line_of(g, q);
+            for (;;) {
+                uint64_t v = atomic_load_explicit(&l->word[0], memory_order_acquire);
+                uint64_t vg = v >> 40;
+                if ((vg == mine_gen && (v & W_GONE)) || vg == ((g->gen + 1) & 0xffffffu)) break;
+                if ((++it & 255) == 0) serve_dgets(g);
+                mpi_wait_step(&w);
+            }
+            if (l->final_failed[gp] || l->final_steps[gp] != ctx->superstep) rc = LPF_ERR_FATAL;
+        }
+        serve_dgets(g);
+        wait_all(g, &g->rdg);
+        return rc;
+    }
     struct fhdr gone;
     memset(&gone, 0, sizeof gone);
     gone.episode = e;
@@ -1159,10 +1333,10 @@ void mpi_leave_all_sections(void)
     }
 }
 
-lpf_err_t mpi_run_section(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, lpf_pid_t free_p,
-        int in_hook, lpf_spmd_t spmd, lpf_args_t args)
+lpf_err_t mpi_run_section(MPI_Comm comm, struct mpi_shm *shm, lpf_pid_t pid, lpf_pid_t P,
+        lpf_pid_t free_p, int in_hook, lpf_spmd_t spmd, lpf_args_t args)
 {
-    struct mpi_group *g = group_new(comm, pid, P, sstep_mpi.oversub);
+    struct mpi_group *g = group_new(comm, pid, P, sstep_mpi.oversub, shm);
     struct sstep_ctx *ctx = g ? sstep_ctx_create(pid, P, &sstep_mpi_engine, g) : NULL;
     if (!ctx)
         sstep_fatal(NULL, in_hook ? "lpf_hook" : "lpf_exec",
@@ -1188,7 +1362,8 @@ static lpf_err_t mp_exec_begin(struct sstep_ctx *parent, lpf_pid_t P, lpf_spmd_t
         return sstep_pthread_engine.exec_begin(parent, P, spmd, args, ctx0);
     lpf_pid_t F = parent->free_p;
     if (mpi_send_exec(P, F, spmd, args)) return LPF_ERR_FATAL;
-    struct mpi_group *g = group_new(mpi_section_comm(P), 0, P, sstep_mpi.oversub);
+    MPI_Comm comm = mpi_section_comm(P);
+    struct mpi_group *g = group_new(comm, 0, P, sstep_mpi.oversub, mpi_section_shm(P));
     struct sstep_ctx *ctx = g ? sstep_ctx_create(0, P, &sstep_mpi_engine, g) : NULL;
     if (!ctx) sstep_fatal(parent, "lpf_exec", "out of memory starting a section of %u processes", P);
     ctx->free_p = F >= P ? sstep_share(F, P, 0) : 1;
@@ -1209,6 +1384,23 @@ static lpf_err_t mp_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t ar
     const uint64_t e = g->episode;
     const int par = (int)(e & 1);
     /* every process must be rehooking: one header-only exchange */
+    if (g->shm) {
+        atomic_store_explicit(&line_of(g, me)->word[par], mkword(g->gen, e, W_EMPTY | W_REHOOK),
+                memory_order_release);
+        if (node_wait_first(g, e, W_REHOOK)) {
+            ctx->failed = 1;
+            return LPF_ERR_FATAL;
+        }
+        g->episode++;
+        MPI_Comm child;
+        if (MPI_Comm_dup(g->comm, &child) != MPI_SUCCESS) {
+            ctx->failed = 1;
+            return LPF_ERR_FATAL;
+        }
+        lpf_err_t rc = mpi_run_section(child, NULL, me, P, 1, 1, spmd, args);
+        MPI_Comm_free(&child);
+        return rc;
+    }
     struct fhdr h;
     memset(&h, 0, sizeof h);
     h.episode = e;
@@ -1233,7 +1425,7 @@ static lpf_err_t mp_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t ar
         ctx->failed = 1;
         return LPF_ERR_FATAL;
     }
-    lpf_err_t rc = mpi_run_section(child, me, P, 1, 1, spmd, args);
+    lpf_err_t rc = mpi_run_section(child, NULL, me, P, 1, 1, spmd, args);
     MPI_Comm_free(&child);
     return rc;
 }
@@ -1252,7 +1444,7 @@ static lpf_err_t mp_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
     }
     int oversub = sstep_mpi.oversub;
     sstep_mpi.oversub = x->oversub;
-    lpf_err_t rc = mpi_run_section(x->comm, x->pid, x->nprocs, 1, 1, spmd, args);
+    lpf_err_t rc = mpi_run_section(x->comm, x->shm, x->pid, x->nprocs, 1, 1, spmd, args);
     sstep_mpi.oversub = oversub;
     return rc;
 }
@@ -1346,6 +1538,67 @@ static lpf_pid_t mp_machine_p(void)
 {
     if (sstep_mpi.started && sstep_mpi.size > 0) return (lpf_pid_t)sstep_mpi.size;
     return sstep_machine_p();
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared-memory windows                                                */
+/* ------------------------------------------------------------------ */
+
+struct mpi_shm *mpi_shm_create(MPI_Comm comm)
+{
+    int size = 1, rank = 0, local = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    const char *v = getenv("SUPERSTEP_MPI_SHM");
+    int ok = size > 1 && !(v && strcmp(v, "0") == 0);
+    MPI_Comm node;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    if (local != size) ok = 0;
+    /* every process must take the same decision */
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!ok) return NULL;
+    struct mpi_shm *shm = calloc(1, sizeof *shm);
+    char **seg = calloc((size_t)size, sizeof *seg);
+    /* mailboxes: 64 KiB for a few processes, shrinking as P grows */
+    size_t E = ((size_t)1 << 20) / (2 * (size_t)size);
+    if (E > 65536) E = 65536;
+    if (E < 4096) E = 4096;
+    char *base = NULL;
+    MPI_Win win;
+    int rc = MPI_Win_allocate_shared((MPI_Aint)(SHM_LINE + 2 * (size_t)size * E), 64,
+            MPI_INFO_NULL, comm, &base, &win);
+    int good = rc == MPI_SUCCESS && shm && seg;
+    MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, comm);
+    if (!good) {
+        if (rc == MPI_SUCCESS) MPI_Win_free(&win);
+        free(shm);
+        free(seg);
+        return NULL;
+    }
+    memset(base, 0, SHM_LINE);
+    for (int q = 0; q < size; ++q) {
+        MPI_Aint sz;
+        int du;
+        MPI_Win_shared_query(win, q, &sz, &du, &seg[q]);
+    }
+    shm->win = win;
+    shm->P = (lpf_pid_t)size;
+    shm->E = E;
+    shm->seg = seg;
+    /* nobody reads a line before its owner cleared it */
+    MPI_Barrier(comm);
+    return shm;
+}
+
+void mpi_shm_free(struct mpi_shm *shm)
+{
+    if (!shm) return;
+    MPI_Win_free(&shm->win);
+    free(shm->seg);
+    free(shm);
 }
 
 const struct sstep_engine sstep_mpi_engine = {

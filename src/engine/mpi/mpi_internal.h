@@ -25,10 +25,28 @@ struct mpi_state {
     MPI_Comm sect;       /* exec sections: a duplicate of MPI_COMM_WORLD */
     MPI_Comm ctrl;       /* exec commands: another duplicate */
     MPI_Comm *sub;       /* [size+1]: communicator of ranks 0..P-1, made on first use */
+    struct mpi_shm **subshm; /* [size+1]: its shared-memory window (or NULL) */
     int oversub;         /* more processes than cores on this node */
     unsigned local_size; /* processes of the job on this node */
 };
 SSTEP_HIDDEN extern struct mpi_state sstep_mpi;
+
+/* Processes of one communicator that all live on this node share one MPI-3
+ * window: per process a 128-byte arrival line and, per destination and
+ * episode parity, a mailbox of E bytes for its first messages. Syncs of
+ * sections on that communicator then exchange their first messages through
+ * shared memory (mpi_engine.c). */
+struct mpi_shm {
+    MPI_Win win;
+    lpf_pid_t P;
+    size_t E;            /* mailbox bytes per (destination, parity) */
+    char **seg;          /* [P] every process's segment */
+    uint64_t gen;        /* sections run on it so far (equal on all processes) */
+};
+/* collective over comm; NULL when not every process is on this node, or
+ * SUPERSTEP_MPI_SHM=0 */
+SSTEP_HIDDEN struct mpi_shm *mpi_shm_create(MPI_Comm comm);
+SSTEP_HIDDEN void mpi_shm_free(struct mpi_shm *shm);
 
 /* lpf_init_t made by lpf_mpi_initialize_with_mpicomm / _over_tcp */
 struct mpi_init {
@@ -37,14 +55,15 @@ struct mpi_init {
     lpf_pid_t pid, nprocs;
     int oversub;
     long server_pid;     /* an ompi-server we started for the TCP meeting (0: none) */
+    struct mpi_shm *shm; /* on-node fast path, or NULL */
 };
 
 /* mpi_engine.c */
 SSTEP_HIDDEN int mpi_oversubscribed(void);
 /* run spmd as process pid of a section of P processes on comm (every
  * process of the section calls this); returns the section's result */
-SSTEP_HIDDEN lpf_err_t mpi_run_section(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P,
-        lpf_pid_t free_p, int in_hook, lpf_spmd_t spmd, lpf_args_t args);
+SSTEP_HIDDEN lpf_err_t mpi_run_section(MPI_Comm comm, struct mpi_shm *shm, lpf_pid_t pid,
+        lpf_pid_t P, lpf_pid_t free_p, int in_hook, lpf_spmd_t spmd, lpf_args_t args);
 /* leave every section this process is in (program exit inside a section) */
 SSTEP_HIDDEN void mpi_leave_all_sections(void);
 SSTEP_HIDDEN int mpi_sections_active(void);
@@ -64,6 +83,7 @@ SSTEP_HIDDEN int mpi_send_exec(lpf_pid_t P, lpf_pid_t F, lpf_spmd_t spmd, lpf_ar
 SSTEP_HIDDEN void mpi_engine_setup_world(void);
 /* the communicator of an exec section of P ranks (0..P-1); collective over them */
 SSTEP_HIDDEN MPI_Comm mpi_section_comm(lpf_pid_t P);
+SSTEP_HIDDEN struct mpi_shm *mpi_section_shm(lpf_pid_t P);
 SSTEP_HIDDEN void mpi_errorf(const char *prim, const char *fmt, ...) SSTEP_PRINTF(2, 3);
 
 /* mpi_tcp.c */

@@ -1,0 +1,379 @@
+/*
+ * bench_mpi -- the MPI engine against plain MPI doing the same work, in the
+ * same run, on the same ranks (JSON lines on stdout).
+ *
+ *   bsprun --engine mpi -n 2 bench_mpi [--only NAME] [--reps R]
+ *
+ * Rank 0 runs main and starts one SPMD section over all ranks; inside it
+ * both LPF and plain MPI (on MPI_COMM_WORLD) are timed, alternating batch
+ * by batch, and the medians are reported:
+ *   empty_sync       lpf_sync with no requests       vs MPI_Barrier
+ *   total_exchange   one put of B bytes to every process (itself included),
+ *                    B = 64 KiB .. 8 MiB             vs MPI_Alltoallv of
+ *                                                       the same bytes
+ *   fine_puts        2^20 puts of 8 bytes to the next process, scattered
+ *                    destinations (no two adjacent)   vs packing (offset,
+ *                    value) pairs by hand + MPI_Alltoall of the counts +
+ *                    MPI_Alltoallv + unpacking, and vs MPI_Put in a fence
+ *                    epoch (RMA)
+ *   fine_puts_adjacent  the same with adjacent destinations (merged)
+ *   bsp_send         2^20 bsp_send of 8 bytes to the next process, then
+ *                    bsp_move of every message   vs packing by hand +
+ *                    MPI_Alltoall + MPI_Alltoallv + reading the payloads
+ * Public headers only (plus <mpi.h>).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <lpf/core.h>
+#include <mpi.h>
+#ifdef BENCH_HAVE_BSP
+#include <bsp.h>
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct opts {
+    char only[64];
+    int reps;
+};
+static struct opts O = { "", 7 };
+
+static int want(const char *name) { return O.only[0] == '\0' || strcmp(O.only, name) == 0; }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* the slowest process's time of a batch */
+static double tmax(double t)
+{
+    double m;
+    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+static void setup(lpf_t ctx, size_t regs, size_t msgs)
+{
+    lpf_resize_memory_register(ctx, regs);
+    lpf_resize_message_queue(ctx, msgs);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void bench_empty_sync(lpf_t ctx, lpf_pid_t s, lpf_pid_t p)
+{
+    const int N = 20000;
+    double *tl = malloc(O.reps * sizeof *tl), *tm = malloc(O.reps * sizeof *tm);
+    for (int i = 0; i < 2000; ++i) lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    for (int i = 0; i < 2000; ++i) MPI_Barrier(MPI_COMM_WORLD);
+    for (int r = 0; r < O.reps; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t = MPI_Wtime();
+        for (int i = 0; i < N; ++i) lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        tl[r] = tmax(MPI_Wtime() - t) / N;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t = MPI_Wtime();
+        for (int i = 0; i < N; ++i) MPI_Barrier(MPI_COMM_WORLD);
+        tm[r] = tmax(MPI_Wtime() - t) / N;
+    }
+    double l = median(tl, O.reps), m = median(tm, O.reps);
+    if (s == 0)
+        printf("{\"bench\":\"mpi\",\"what\":\"empty_sync\",\"p\":%u,\"lpf_sync_us\":%.3f,"
+               "\"mpi_barrier_us\":%.3f,\"ratio_lpf_over_barrier\":%.3f}\n",
+                p, l * 1e6, m * 1e6, l / m);
+    fflush(stdout);
+    free(tl);
+    free(tm);
+}
+
+static void bench_total_exchange(lpf_t ctx, lpf_pid_t s, lpf_pid_t p)
+{
+    const size_t maxB = (size_t)8 << 20;
+    char *src = malloc(maxB * p), *dst = malloc(maxB * p), *mdst = malloc(maxB * p);
+    for (size_t i = 0; i < maxB * p; ++i) src[i] = (char)(s * 7 + i);
+    memset(dst, 0, maxB * p);
+    memset(mdst, 0, maxB * p);
+    setup(ctx, 2, 2 * p);
+    lpf_memslot_t ls, gd;
+    lpf_register_local(ctx, src, maxB * p, &ls);
+    lpf_register_global(ctx, dst, maxB * p, &gd);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    int *cnt = malloc(p * sizeof *cnt), *dsp = malloc(p * sizeof *dsp);
+    double *tl = malloc(O.reps * sizeof *tl), *tm = malloc(O.reps * sizeof *tm);
+    for (size_t B = (size_t)64 << 10; B <= maxB; B *= 2) {
+        for (lpf_pid_t k = 0; k < p; ++k) {
+            cnt[k] = (int)B;
+            dsp[k] = (int)(k * B);
+        }
+        int iters = (int)((size_t)(64 << 20) / (B * p));
+        if (iters < 3) iters = 3;
+        for (int w = 0; w < 2; ++w) {
+            for (lpf_pid_t k = 0; k < p; ++k)
+                lpf_put(ctx, ls, k * B, k, gd, s * B, B, LPF_MSG_DEFAULT);
+            lpf_sync(ctx, LPF_SYNC_DEFAULT);
+            MPI_Alltoallv(src, cnt, dsp, MPI_BYTE, mdst, cnt, dsp, MPI_BYTE, MPI_COMM_WORLD);
+        }
+        /* the same bytes arrived both ways */
+        int same = memcmp(dst, mdst, B * p) == 0;
+        for (int r = 0; r < O.reps; ++r) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t = MPI_Wtime();
+            for (int i = 0; i < iters; ++i) {
+                for (lpf_pid_t k = 0; k < p; ++k) {
+                    lpf_pid_t q = (s + k) % p;
+                    lpf_put(ctx, ls, q * B, q, gd, s * B, B, LPF_MSG_DEFAULT);
+                }
+                lpf_sync(ctx, LPF_SYNC_DEFAULT);
+            }
+            tl[r] = tmax(MPI_Wtime() - t) / iters;
+            MPI_Barrier(MPI_COMM_WORLD);
+            t = MPI_Wtime();
+            for (int i = 0; i < iters; ++i)
+                MPI_Alltoallv(src, cnt, dsp, MPI_BYTE, mdst, cnt, dsp, MPI_BYTE, MPI_COMM_WORLD);
+            tm[r] = tmax(MPI_Wtime() - t) / iters;
+        }
+        double l = median(tl, O.reps), m = median(tm, O.reps);
+        double bytes = (double)B * p;   /* sent (and received) per process */
+        if (s == 0)
+            printf("{\"bench\":\"mpi\",\"what\":\"total_exchange\",\"p\":%u,\"block_bytes\":%zu,"
+                   "\"lpf_us\":%.1f,\"mpi_alltoallv_us\":%.1f,\"lpf_gbs\":%.3f,"
+                   "\"mpi_gbs\":%.3f,\"ratio_lpf_over_alltoallv_throughput\":%.3f,\"same_data\":%s}\n",
+                    p, B, l * 1e6, m * 1e6, bytes / l / 1e9, bytes / m / 1e9, m / l,
+                    same ? "true" : "false");
+        fflush(stdout);
+    }
+    lpf_deregister(ctx, ls);
+    lpf_deregister(ctx, gd);
+    free(src);
+    free(dst);
+    free(mdst);
+    free(cnt);
+    free(dsp);
+    free(tl);
+    free(tm);
+}
+
+/* fine-grained puts: n puts of 8 bytes to the next process */
+static void bench_fine_puts(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, int adjacent)
+{
+    const size_t n = (size_t)1 << 20;
+    const lpf_pid_t to = (s + 1) % p;
+    uint64_t *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
+    uint32_t *pos = malloc(n * sizeof *pos);
+    for (size_t i = 0; i < n; ++i) {
+        src[i] = ((uint64_t)s << 40) | i;
+        /* a permutation that never puts two consecutive requests next to
+         * each other, or the identity */
+        pos[i] = adjacent ? (uint32_t)i : (uint32_t)((i * 7919u) & (n - 1));
+    }
+    memset(dst, 0, n * sizeof *dst);
+    setup(ctx, 2, 2 * n + 2);
+    lpf_memslot_t ls, gd;
+    lpf_register_local(ctx, src, n * sizeof *src, &ls);
+    lpf_register_global(ctx, dst, n * sizeof *dst, &gd);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    /* the hand-packed MPI equivalent */
+    uint64_t *pack = malloc(2 * n * sizeof *pack), *unpack = malloc(2 * n * sizeof *unpack);
+    uint64_t *mdst = malloc(n * sizeof *mdst);
+    int *scnt = calloc(p, sizeof *scnt), *rcnt = calloc(p, sizeof *rcnt);
+    int *sdsp = calloc(p, sizeof *sdsp), *rdsp = calloc(p, sizeof *rdsp);
+    double *tl = malloc(O.reps * sizeof *tl), *tm = malloc(O.reps * sizeof *tm);
+    int same = 1;
+    for (int r = -1; r < O.reps; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t = MPI_Wtime();
+        for (size_t i = 0; i < n; ++i)
+            lpf_put(ctx, ls, i * 8, to, gd, (size_t)pos[i] * 8, 8, LPF_MSG_DEFAULT);
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        double l = tmax(MPI_Wtime() - t) / n;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t = MPI_Wtime();
+        /* pack (offset, value) records for the destination */
+        for (lpf_pid_t k = 0; k < p; ++k) scnt[k] = 0;
+        for (size_t i = 0; i < n; ++i) {
+            pack[2 * i] = pos[i];
+            pack[2 * i + 1] = src[i];
+        }
+        scnt[to] = (int)(2 * n);
+        sdsp[to] = 0;
+        MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
+        int tot = 0;
+        for (lpf_pid_t k = 0; k < p; ++k) {
+            rdsp[k] = tot;
+            tot += rcnt[k];
+        }
+        MPI_Alltoallv(pack, scnt, sdsp, MPI_UINT64_T, unpack, rcnt, rdsp, MPI_UINT64_T, MPI_COMM_WORLD);
+        for (int i = 0; i < tot; i += 2) mdst[unpack[i]] = unpack[i + 1];
+        double m = tmax(MPI_Wtime() - t) / n;
+        if (r < 0) {
+            same = memcmp(dst, mdst, n * sizeof *dst) == 0;
+            continue;
+        }
+        tl[r] = l;
+        tm[r] = m;
+    }
+    double l = median(tl, O.reps), m = median(tm, O.reps);
+    /* MPI RMA: one MPI_Put per element in a fence epoch (fewer elements:
+     * it is slow) */
+    const size_t nr = (size_t)1 << 16;
+    MPI_Win win;
+    MPI_Win_create(mdst, (MPI_Aint)(n * sizeof *mdst), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    double trma[3];
+    for (int r = 0; r < 3; ++r) {
+        MPI_Win_fence(0, win);
+        double t = MPI_Wtime();
+        for (size_t i = 0; i < nr; ++i)
+            MPI_Put(&src[i], 8, MPI_BYTE, (int)to, (MPI_Aint)pos[i], 8, MPI_BYTE, win);
+        MPI_Win_fence(0, win);
+        trma[r] = tmax(MPI_Wtime() - t) / nr;
+    }
+    MPI_Win_free(&win);
+    double rma = median(trma, 3);
+    if (s == 0)
+        printf("{\"bench\":\"mpi\",\"what\":\"%s\",\"p\":%u,\"puts_per_process\":%zu,"
+               "\"lpf_ns_per_put\":%.2f,\"mpi_packed_alltoallv_ns_per_put\":%.2f,"
+               "\"mpi_rma_put_fence_ns_per_put\":%.2f,\"ratio_lpf_over_packed\":%.3f,"
+               "\"same_data\":%s}\n",
+                adjacent ? "fine_puts_adjacent" : "fine_puts", p, n, l * 1e9, m * 1e9, rma * 1e9,
+                l / m, same ? "true" : "false");
+    fflush(stdout);
+    lpf_deregister(ctx, ls);
+    lpf_deregister(ctx, gd);
+    free(src);
+    free(dst);
+    free(pos);
+    free(pack);
+    free(unpack);
+    free(mdst);
+    free(scnt);
+    free(rcnt);
+    free(sdsp);
+    free(rdsp);
+    free(tl);
+    free(tm);
+}
+
+static void bench_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    (void)args;
+    MPI_Bcast(&O, sizeof O, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (want("empty_sync")) bench_empty_sync(ctx, s, p);
+    if (want("total_exchange")) bench_total_exchange(ctx, s, p);
+    if (want("fine_puts")) bench_fine_puts(ctx, s, p, 0);
+    if (want("fine_puts_adjacent")) bench_fine_puts(ctx, s, p, 1);
+}
+
+/* ------------------------------------------------------------------ */
+#ifdef BENCH_HAVE_BSP
+static void bsp_bench(void)
+{
+    bsp_begin(bsp_nprocs());
+    const bsp_pid_t p = bsp_nprocs(), s = bsp_pid(), to = (s + 1) % p;
+    MPI_Bcast(&O, sizeof O, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (want("bsp_send")) {
+        const size_t m = (size_t)1 << 20;
+        uint64_t *pack = malloc(m * sizeof *pack), *unpack = malloc(m * sizeof *unpack);
+        int *scnt = calloc(p, sizeof *scnt), *rcnt = calloc(p, sizeof *rcnt);
+        int *sdsp = calloc(p, sizeof *sdsp), *rdsp = calloc(p, sizeof *rdsp);
+        double *tl = malloc(O.reps * sizeof *tl), *tm = malloc(O.reps * sizeof *tm);
+        uint64_t sum_l = 0, sum_m = 0;
+        for (int r = -1; r < O.reps; ++r) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t = MPI_Wtime();
+            for (size_t i = 0; i < m; ++i) {
+                uint64_t v = i;
+                bsp_send(to, NULL, &v, sizeof v);
+            }
+            bsp_sync();
+            bsp_nprocs_t np = 0;
+            bsp_qsize(&np, NULL);
+            uint64_t acc = 0;
+            for (bsp_nprocs_t i = 0; i < np; ++i) {
+                uint64_t v;
+                bsp_move(&v, sizeof v);
+                acc += v;
+            }
+            double l = tmax(MPI_Wtime() - t);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t = MPI_Wtime();
+            for (bsp_pid_t k = 0; k < p; ++k) scnt[k] = 0;
+            for (size_t i = 0; i < m; ++i) pack[i] = i;
+            scnt[to] = (int)m;
+            MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
+            int tot = 0;
+            for (bsp_pid_t k = 0; k < p; ++k) {
+                rdsp[k] = tot;
+                tot += rcnt[k];
+            }
+            MPI_Alltoallv(pack, scnt, sdsp, MPI_UINT64_T, unpack, rcnt, rdsp, MPI_UINT64_T, MPI_COMM_WORLD);
+            uint64_t macc = 0;
+            for (int i = 0; i < tot; ++i) macc += unpack[i];
+            double mt = tmax(MPI_Wtime() - t);
+            if (r < 0) {
+                sum_l = acc;
+                sum_m = macc;
+                continue;
+            }
+            tl[r] = l;
+            tm[r] = mt;
+        }
+        double l = median(tl, O.reps), mm = median(tm, O.reps);
+        if (s == 0)
+            printf("{\"bench\":\"mpi\",\"what\":\"bsp_send\",\"p\":%u,\"messages_per_process\":%zu,"
+                   "\"payload_bytes\":8,\"bsp_msgs_per_s\":%.4g,\"mpi_packed_msgs_per_s\":%.4g,"
+                   "\"bsp_ns_per_msg\":%.2f,\"ratio_bsp_over_packed_rate\":%.3f,\"same_sum\":%s}\n",
+                    p, m, m / l, m / mm, l / m * 1e9, mm / l, sum_l == sum_m ? "true" : "false");
+        fflush(stdout);
+        free(pack);
+        free(unpack);
+        free(scnt);
+        free(rcnt);
+        free(sdsp);
+        free(rdsp);
+        free(tl);
+        free(tm);
+    }
+    bsp_end();
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            snprintf(O.only, sizeof O.only, "%s", argv[++i]);
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            O.reps = atoi(argv[++i]);
+    }
+    if (O.reps < 1) O.reps = 1;
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        fprintf(stderr, "bench_mpi: run it on the MPI engine: bsprun --engine mpi -n 2 %s\n", argv[0]);
+        return 2;
+    }
+#ifdef BENCH_HAVE_BSP
+    bsp_init(bsp_bench, argc, argv);
+#endif
+    lpf_args_t a = LPF_NO_ARGS;
+    lpf_err_t rc = lpf_exec(LPF_ROOT, LPF_MAX_P, bench_spmd, a);
+    if (rc != LPF_SUCCESS) {
+        fprintf(stderr, "bench_mpi: lpf_exec failed (%d)\n", rc);
+        return 1;
+    }
+#ifdef BENCH_HAVE_BSP
+    if (want("bsp_send")) bsp_bench();
+#endif
+    return 0;
+}
