@@ -60,7 +60,8 @@ void bsp_bsearch_spmd(const uint32_t *table, size_t nt, const uint32_t *queries,
 
 /* Library call from sequential code: P processes; pid 0 distributes table
  * and queries in blocks, gathers the answers into out. 0, or -2 on bad
- * arguments. Not re-entrant from two threads at once. */
+ * arguments. Callable from inside an SPMD section
+ * (each caller starts a nested run). */
 int bsp_bsearch(unsigned P, const uint32_t *table, size_t N, const uint32_t *queries, size_t M,
                 size_t *out, int variant);
 

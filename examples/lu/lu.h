@@ -54,8 +54,8 @@ size_t bsplu_nloc(size_t n, unsigned M, unsigned s);
  * nested run): starts P processes with bsp_init/bsp_begin/bsp_end, pid 0
  * distributes a over an M x N grid (M*N == P; M = N = 0 chooses with
  * bsplu_grid), factorises, and gathers the result back into a and perm.
- * Returns 0, -1 if the matrix is singular, -2 on bad arguments. Not
- * re-entrant from two threads at once. */
+ * Returns 0, -1 if the matrix is singular, -2 on bad arguments. Callable from inside
+ * an SPMD section (each caller starts a nested run). */
 int bsplu(unsigned P, unsigned M, unsigned N, size_t n, double *a, size_t *perm);
 
 /* SPMD-level routine, for callers that are already inside an SPMD section

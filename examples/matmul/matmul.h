@@ -61,8 +61,8 @@ void bsp_matmul_spmd(size_t nb, const double *a, const double *b, double *c, int
 
 /* Library call: C = A*B on P processes (started with bsp_init/bsp_begin);
  * pid 0 pads n up to a multiple of q, distributes the blocks, and gathers
- * C. 0 on success, -2 on bad arguments. Not re-entrant from two threads at
- * once. */
+ * C. 0 on success, -2 on bad arguments. Callable from inside an SPMD
+ * section (each caller starts a nested run). */
 int bsp_matmul(unsigned P, size_t n, const double *A, const double *B, double *C, int variant);
 
 #ifdef __cplusplus

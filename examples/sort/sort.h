@@ -59,7 +59,8 @@ uint32_t *bsp_sample_sort_spmd(uint32_t *keys, size_t nlocal, size_t *nout, size
 
 /* Sort keys[0..n) in place on P processes: pid 0 distributes blocks, the
  * processes sort, pid 0 gathers the result into keys. 0 on success, -2 on
- * bad arguments. Not re-entrant from two threads at once. */
+ * bad arguments. Callable from inside an SPMD section
+ * (each caller starts a nested run). */
 int bsp_radix_sort(unsigned P, uint32_t *keys, size_t n, int opt);
 int bsp_sample_sort(unsigned P, uint32_t *keys, size_t n);
 

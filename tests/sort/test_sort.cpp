@@ -172,6 +172,50 @@ TEST(BspSortSeq, RadixMatchesQsort)
     EXPECT_EQ(-2, bsp_radix_sort(0, nullptr, 0, 0));
     EXPECT_EQ(-2, bsp_sample_sort(2, nullptr, 5));
 }
+
+// The library calls work from inside an SPMD section: every process of an
+// outer run of 3 sorts its own array with a nested run of 2 processes.
+struct NestedJob {
+    bool ok;
+};
+thread_local NestedJob *nested_job = nullptr;
+
+void nested_spmd()
+{
+    NestedJob *job = nested_job;
+    bsp_begin(job ? 3 : 1);
+    const unsigned pid = bsp_pid();
+    int good = 1;
+    {
+        const size_t n = 1000 + 100 * pid;
+        std::vector<uint32_t> a(n), b(n), ref(n);
+        sort_random_keys(a.data(), n, 40 + pid, 0);
+        b = a;
+        ref = a;
+        std::sort(ref.begin(), ref.end());
+        good = bsp_radix_sort(2, a.data(), n, 0) == 0 && a == ref &&
+               bsp_sample_sort(2, b.data(), n) == 0 && b == ref;
+    }
+    int all[3] = { 0, 0, 0 };
+    bsp_push_reg(all, sizeof all);
+    bsp_sync();
+    bsp_put(0, &good, all, pid * sizeof(int), sizeof(int));
+    bsp_sync();
+    if (pid == 0)
+        job->ok = all[0] && all[1] && all[2];
+    bsp_pop_reg(all);
+    bsp_end();
+}
+
+TEST(BspSortNested, LibraryCallsInsideAnSpmdSection)
+{
+    NestedJob job{ false };
+    nested_job = &job;
+    bsp_init(nested_spmd, 0, nullptr);
+    nested_spmd();
+    nested_job = nullptr;
+    EXPECT_TRUE(job.ok);
+}
 #endif
 
 }  // namespace
