@@ -95,10 +95,14 @@ struct regrec {
  * for slot < 0x7fff, size <= 0xffff, offset < 2^32 with inline data, else a
  * 28-byte long header
  *     w0 = flags (bit 0: direct), w1 = 0x80000000, u32 slot, u64 off, u64 size.
- * Messages: u32 size (bit 31: direct, then a u64 size) + inline payload. */
+ * Messages come in runs of equal size: u32 count | MSG_RUN, u32 size, then
+ * the count payloads back to back; a direct message is u32 0x80000000 and
+ * its u64 size. */
 #define REC_LONG 0x80000000u
 #define REC_DIRECT 1u
 #define LONG_REC 28
+#define MSG_RUN 0x40000000u
+#define MSG_RUN_MAX 0x3fffffffu
 
 /* ------------------------------------------------------------------ */
 /* Small containers                                                     */
@@ -628,20 +632,33 @@ static char *enc_msgs(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_
 {
     const struct sstep_req *reqs = ctx->q.reqs;
     const size_t big = g->big;
+    char *run = NULL;          /* header of the run being extended */
+    uint32_t rcount = 0;
+    size_t rsize = 0;
     for (uint32_t i = ctx->q.peers[q].head[SSTEP_MSG]; i != SSTEP_NIL; i = reqs[i].next) {
         const struct sstep_req *r = &reqs[i];
         const size_t n = r->size;
-        if (n < big && n < REC_LONG) {
-            uint32_t w = (uint32_t)n;
-            memcpy(p, &w, 4);
-            sstep_copy(p + 4, r->local, n);
-            p += 4 + n;
+        if (SSTEP_LIKELY(n < big && n < REC_LONG)) {
+            if (SSTEP_UNLIKELY(!run || n != rsize || rcount == MSG_RUN_MAX)) {
+                run = p;
+                rcount = 0;
+                rsize = n;
+                uint32_t z = (uint32_t)n;
+                memcpy(p + 4, &z, 4);
+                p += 8;
+            }
+            rcount++;
+            uint32_t w = rcount | MSG_RUN;
+            memcpy(run, &w, 4);
+            sstep_copy(p, r->local, n);
+            p += n;
         } else {
             uint32_t w = REC_LONG;
             uint64_t z = n;
             memcpy(p, &w, 4);
             memcpy(p + 4, &z, 8);
             p += 12;
+            run = NULL;
             bigv_add(&g->bsend, r->local, n, q, T_MDATA);
         }
     }
@@ -654,7 +671,7 @@ static size_t out_bound(const struct mpi_group *g, const struct sstep_peer_lists
     size_t b = sizeof(struct fhdr) + nreg * sizeof(struct regrec);
     size_t lim = g->big - 1;
     size_t np = pl->count[SSTEP_PUT], ng = pl->count[SSTEP_GET], nm = pl->count[SSTEP_MSG];
-    b += (np + ng) * LONG_REC + nm * 12;
+    b += (np + ng) * LONG_REC + nm * 12 + 8;
     size_t dp = pl->bytes[SSTEP_PUT], dm = pl->bytes[SSTEP_MSG];
     b += dp < np * lim ? dp : np * lim;
     b += dm < nm * lim ? dm : nm * lim;
@@ -870,14 +887,19 @@ static void take_msgs(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
         const char *p, const char *end, int par)
 {
     struct sstep_inbox *in = &ctx->inbox;
+    struct sstep_msg *m = in->msgs + in->n;
     while (p < end) {
         uint32_t w;
         memcpy(&w, p, 4);
-        struct sstep_msg *m = &in->msgs[in->n++];
-        if (SSTEP_LIKELY(!(w & REC_LONG))) {
-            m->data = p + 4;
-            m->size = w;
-            p += 4 + w;
+        if (SSTEP_LIKELY(w & MSG_RUN)) {
+            uint32_t count = w & MSG_RUN_MAX, z;
+            memcpy(&z, p + 4, 4);
+            p += 8;
+            for (uint32_t k = 0; k < count; ++k, ++m) {
+                m->data = p;
+                m->size = z;
+                p += z;
+            }
         } else {
             uint64_t z;
             memcpy(&z, p + 4, 8);
@@ -888,8 +910,10 @@ static void take_msgs(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
             post_recv(&g->rmisc, buf, (size_t)z, q, TAG(T_MDATA, par), g->comm);
             m->data = buf;
             m->size = (size_t)z;
+            ++m;
         }
     }
+    in->n = (size_t)(m - in->msgs);
 }
 
 /* Small puts from q's body, in issue order; direct ones are collected. */

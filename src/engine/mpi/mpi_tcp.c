@@ -316,9 +316,16 @@ lpf_err_t mpi_tcp_meet(const char *server, const char *port, int timeout_ms,
         if (mpi_init_if_needed(uri) != LPF_SUCCESS) goto tell_failure;
         MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-        if (MPI_Open_port(MPI_INFO_NULL, portname) != MPI_SUCCESS) {
+        int orc = MPI_Open_port(MPI_INFO_NULL, portname);
+        if (orc != MPI_SUCCESS) {
+            char es[MPI_MAX_ERROR_STRING] = "";
+            int el = 0;
+            MPI_Error_string(orc, es, &el);
+            char *nl = strrchr(es, '\n');
+            while (nl && nl[1] == '\0') { *nl = '\0'; nl = strrchr(es, '\n'); }
+            nl = strrchr(es, '\n');
             mpi_errorf(PRIM, "MPI_Open_port failed: this MPI cannot connect independently "
-                    "started processes");
+                    "started processes (%s)", nl ? nl + 1 : es);
             goto tell_failure;
         }
         struct welcome w = { 1, (uint32_t)strlen(uri), (uint32_t)strlen(portname) };
