@@ -7,14 +7,19 @@
  *    "t_fftw1":..,"t_fftw_threads":..,"t_bsp":..,"speedup_bsp":t_fftw1/t_bsp,
  *    "bsp_vs_fftw_threads":t_fftw_threads/t_bsp,"gflops_bsp":..,
  *    "gflops_fftw_threads":..,"supersteps":..}
- * Times are medians (seconds per transform); Gflop/s counts 5 n log2 n.
+ * Times are medians (seconds per transform; min_*: the fastest sample);
+ * Gflop/s counts 5 n log2 n.
  * FFTW baselines are out-of-place (their faster mode); the BSP FFT is in
  * place on its local part, timed at pid 0 from a common start (a sync) to
  * the end of a sync after the transform. Planning is untimed. The three
  * codes are measured in turns (rounds; plans are made again, from FFTW's
  * wisdom), so that a change in the machine's load affects them alike.
  * Usage: bench_fft [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R]
- *                  [-estimate] [-generic] [-buffered]
+ *                  [-estimate] [-generic] [-buffered] [-nofuse] [-profile]
+ * -profile adds "phases_max": the largest over the processes of the seconds
+ * per transform in the local passes before the redistribution, the
+ * redistribution (puts + sync, which includes waiting for the slowest), the
+ * twiddle/unpack, and the local passes after it.
  */
 #include "bspfft.h"
 #include "inprod.h"
@@ -34,14 +39,25 @@ typedef struct config {
     int threads, lo, hi, rounds, round;
     double *t_bsp[MAXSIZES];   /* rounds * reps samples per size; NULL: unsupported */
     int L[MAXSIZES];
+    double prof[MAXSIZES][4];  /* with -profile: the slowest process's seconds per transform and phase */
 } config;
 
 static _Thread_local config *cfg_current;
 
-static int reps_for(size_t n)
+/* samples per round: about 2^26 / n in all (21 .. 601), spread over the rounds */
+static int reps_for(size_t n, int rounds)
 {
-    size_t r = ((size_t)1 << 25) / n;
-    return r < 7 ? 7 : r > 301 ? 301 : (int)r;
+    size_t r = ((size_t)1 << 26) / n;
+    r = r < 21 ? 21 : r > 601 ? 601 : r;
+    r = (r + (size_t)rounds - 1) / (size_t)rounds;
+    return r < 3 ? 3 : (int)r;
+}
+
+static double minimum(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; ++i) m = v[i] < m ? v[i] : m;
+    return m;
 }
 
 static void fill(double *x, size_t first, size_t stride, size_t count)
@@ -59,7 +75,7 @@ static void bsp_part(void)
     bsp_begin(c ? c->P : bsp_nprocs());
     const unsigned p = bsp_nprocs(), s = bsp_pid();
     if (s != 0) c = NULL;
-    int par[3] = { c ? c->lo : 0, c ? c->hi : 0, c ? (int)c->flags : 0 };
+    int par[4] = { c ? c->lo : 0, c ? c->hi : 0, c ? (int)c->flags : 0, c ? c->rounds : 1 };
     app_broadcast(par, sizeof par);
     for (int lg = par[0]; lg <= par[1]; ++lg) {
         const size_t n = (size_t)1 << lg, N = n / p;
@@ -71,7 +87,7 @@ static void bsp_part(void)
         double *x = fftw_malloc(2 * N * sizeof *x);
         if (!x) bsp_abort("out of memory\n");
         fill(x, s, p, N);   /* cyclic: x[t] = global s + p t */
-        const int reps = reps_for(n);
+        const int reps = reps_for(n, par[3]);
         double *t = malloc((size_t)reps * sizeof *t);
         for (int r = -2; r < reps; ++r) {
             bsp_sync();
@@ -83,6 +99,22 @@ static void bsp_part(void)
         if (c) {
             memcpy(c->t_bsp[lg] + (size_t)c->round * reps, t, (size_t)reps * sizeof *t);
             c->L[lg] = bspfft_passes(n, p);
+        }
+        if ((unsigned)par[2] & BSPFFT_PROFILE) {
+            /* the slowest process's time in each phase */
+            double ph[4], all[4 * 64];
+            bspfft_profile(pl, ph);
+            bsp_push_reg(all, sizeof all);
+            bsp_sync();
+            if (s < 64) bsp_put(0, ph, all, 4 * s * sizeof(double), sizeof ph);
+            bsp_sync();
+            bsp_pop_reg(all);
+            if (c)
+                for (int i = 0; i < 4; ++i) {
+                    double mx = 0;
+                    for (unsigned q = 0; q < p && q < 64; ++q) mx = all[4 * q + i] > mx ? all[4 * q + i] : mx;
+                    c->prof[lg][i] = mx / (reps + 2);
+                }
         }
         free(t);
         fftw_free(x);
@@ -116,7 +148,7 @@ int main(int argc, char **argv)
     c.threads = 0;
     c.lo = 16;
     c.hi = 24;
-    c.rounds = 3;
+    c.rounds = 8;
     c.flags = BSPFFT_MEASURE;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
@@ -128,9 +160,11 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-estimate") == 0) c.flags &= ~(unsigned)BSPFFT_MEASURE;
         else if (strcmp(a, "-generic") == 0) c.flags |= BSPFFT_GENERIC;
         else if (strcmp(a, "-buffered") == 0) c.flags |= BSPFFT_BUFFERED;
+        else if (strcmp(a, "-profile") == 0) c.flags |= BSPFFT_PROFILE;
+        else if (strcmp(a, "-nofuse") == 0) c.flags |= BSPFFT_NOFUSE;
         else {
             fprintf(stderr, "usage: %s [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R] "
-                            "[-estimate] [-generic] [-buffered]\n", argv[0]);
+                            "[-estimate] [-generic] [-buffered] [-nofuse] [-profile]\n", argv[0]);
             return 2;
         }
     }
@@ -141,7 +175,7 @@ int main(int argc, char **argv)
     const unsigned planner = (c.flags & BSPFFT_MEASURE) ? FFTW_MEASURE : FFTW_ESTIMATE;
     double *t_1[MAXSIZES], *t_t[MAXSIZES];
     for (int lg = c.lo; lg <= c.hi; ++lg) {
-        const size_t k = (size_t)c.rounds * reps_for((size_t)1 << lg);
+        const size_t k = (size_t)c.rounds * reps_for((size_t)1 << lg, c.rounds);
         c.t_bsp[lg] = malloc(k * sizeof(double));
         t_1[lg] = malloc(k * sizeof(double));
         t_t[lg] = malloc(k * sizeof(double));
@@ -154,28 +188,34 @@ int main(int argc, char **argv)
         cfg_current = NULL;
         for (int lg = c.lo; lg <= c.hi; ++lg) {
             const size_t n = (size_t)1 << lg;
-            const int reps = reps_for(n);
+            const int reps = reps_for(n, c.rounds);
             time_fftw(n, 1, planner, reps, t_1[lg] + (size_t)c.round * reps);
             time_fftw(n, c.threads, planner, reps, t_t[lg] + (size_t)c.round * reps);
         }
     }
     for (int lg = c.lo; lg <= c.hi; ++lg) {
         const size_t n = (size_t)1 << lg;
-        const int k = c.rounds * reps_for(n);
+        const int k = c.rounds * reps_for(n, c.rounds);
         if (c.L[lg] == 0) {
             printf("{\"bench\":\"fft\",\"n\":%zu,\"p\":%u,\"unsupported\":true}\n", n, c.P);
             continue;
         }
+        const double m1 = minimum(t_1[lg], k), mt = minimum(t_t[lg], k), mb = minimum(c.t_bsp[lg], k);
         const double t1 = app_median(t_1[lg], k), tt = app_median(t_t[lg], k);
         const double tb = app_median(c.t_bsp[lg], k), flops = 5.0 * (double)n * (double)lg;
         printf("{\"bench\":\"fft\",\"n\":%zu,\"p\":%u,\"threads\":%d,\"planner\":\"%s\",\"variant\":\"%s%s\","
                "\"samples\":%d,\"t_fftw1\":%.4e,\"t_fftw_threads\":%.4e,\"t_bsp\":%.4e,"
                "\"speedup_bsp\":%.3f,\"speedup_fftw_threads\":%.3f,\"bsp_vs_fftw_threads\":%.3f,"
-               "\"gflops_bsp\":%.2f,\"gflops_fftw_threads\":%.2f,\"supersteps\":%d}\n",
+               "\"gflops_bsp\":%.2f,\"gflops_fftw_threads\":%.2f,\"supersteps\":%d,"
+               "\"min_fftw1\":%.4e,\"min_fftw_threads\":%.4e,\"min_bsp\":%.4e,\"min_bsp_vs_fftw_threads\":%.3f",
                n, c.P, c.threads, planner == FFTW_MEASURE ? "measure" : "estimate",
-               (c.flags & BSPFFT_GENERIC) ? "generic" : "fast",
+               (c.flags & BSPFFT_GENERIC) ? "generic" : (c.flags & BSPFFT_NOFUSE) ? "unfused" : "fused",
                (c.flags & BSPFFT_BUFFERED) ? "+put" : "+hpput", k, t1, tt, tb, t1 / tb, t1 / tt,
-               tt / tb, flops / tb * 1e-9, flops / tt * 1e-9, c.L[lg] - 1);
+               tt / tb, flops / tb * 1e-9, flops / tt * 1e-9, c.L[lg] - 1, m1, mt, mb, mt / mb);
+        if (c.flags & BSPFFT_PROFILE)
+            printf(",\"phases_max\":[%.3e,%.3e,%.3e,%.3e]", c.prof[lg][0], c.prof[lg][1],
+                   c.prof[lg][2], c.prof[lg][3]);
+        printf("}\n");
         fflush(stdout);
         free(c.t_bsp[lg]);
         free(t_1[lg]);

@@ -37,14 +37,18 @@ typedef struct run {
 struct bspfft_plan {
     size_t n, N;                  /* length, local length n/p */
     unsigned p, s, flags;
-    int L, fast;                  /* passes; fast path (L == 2) */
+    int L, fast, fused;           /* passes; fast path (L == 2); fused variant of it */
     size_t r[MAXPASS];            /* radices */
     fftw_plan plan[2][MAXPASS];   /* [forward, backward][pass] */
     fftw_complex *work, *recv[2], *send, *xa;
     int par, align;
+    double prof[4];
     /* fast path: twiddle w_n^(s u), u = lo + T hi, two tables */
     size_t T;
     fftw_complex *t1, *t2;
+    /* fused path: w_N^e = f1[e mod 2^lgT] f2[e >> lgT]; w_n^(k s); w_p^j */
+    unsigned lgT;
+    fftw_complex *f1, *f2, *cs, *wp;
     /* general path, per redistribution l: pack order, twiddles in pack
      * order, runs of consecutive destinations */
     size_t *ord[MAXPASS];
@@ -188,6 +192,10 @@ static void free_tables(bspfft_plan *pl)
     fftw_free(pl->xa);
     fftw_free(pl->t1);
     fftw_free(pl->t2);
+    fftw_free(pl->f1);
+    fftw_free(pl->f2);
+    fftw_free(pl->cs);
+    fftw_free(pl->wp);
     for (int l = 0; l < MAXPASS; ++l) {
         free(pl->ord[l]);
         fftw_free(pl->tw[l]);
@@ -220,7 +228,25 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         if (!pl->fast && L > 1) pl->send = fftw_malloc(bytes);
         ok = pl->work && pl->recv[0] && pl->recv[1] && pl->xa && (pl->fast || L == 1 || pl->send);
     }
-    if (ok && pl->fast) {
+    if (ok && pl->fast && p <= 8 && (N & (N - 1)) == 0 && !(flags & BSPFFT_NOFUSE)) {
+        /* fused: w_N^e = f1[e mod T] f2[e / T], T = 2^lgT about sqrt(N) */
+        pl->fused = 1;
+        unsigned lgN = 0;
+        while (((size_t)1 << lgN) < N) ++lgN;
+        pl->lgT = (lgN + 1) / 2;
+        const size_t T = (size_t)1 << pl->lgT, H = (N + T - 1) / T;
+        pl->f1 = fftw_malloc(T * sizeof(fftw_complex));
+        pl->f2 = fftw_malloc(H * sizeof(fftw_complex));
+        pl->cs = fftw_malloc(p * sizeof(fftw_complex));
+        pl->wp = fftw_malloc(p * p * sizeof(fftw_complex));
+        ok = pl->f1 && pl->f2 && pl->cs && pl->wp;
+        if (ok) {
+            for (size_t j = 0; j < T; ++j) expi(pl->f1[j], j, N, -1);
+            for (size_t h = 0; h < H; ++h) expi(pl->f2[h], (uint64_t)h * T, N, -1);
+            for (size_t k = 0; k < p; ++k) expi(pl->cs[k], (uint64_t)k * s, n, -1);
+            for (size_t j = 0; j < p * p; ++j) expi(pl->wp[j], (j / p) * (j % p), p, -1);
+        }
+    } else if (ok && pl->fast) {
         /* u = lo + T hi with p | T | N and T about sqrt(N) */
         size_t B = N / p, d = (size_t)sqrt((double)B);
         while (d > 1 && B % d) --d;
@@ -263,9 +289,19 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
                 const int sign = d == 0 ? FFTW_FORWARD : FFTW_BACKWARD;
                 if (L == 1) {
                     pl->plan[d][0] = plan_pass(N, r[0], pl->xa, pl->xa, sign, flags);
+                } else if (pl->fused) {
+                    /* the p received blocks: p FFTs of length n/p^2, in place */
+                    int B = (int)(N / p);
+                    unsigned f = FFTW_DESTROY_INPUT |
+                                 ((flags & BSPFFT_MEASURE) ? FFTW_MEASURE : FFTW_ESTIMATE);
+                    pl->plan[d][0] = fftw_plan_many_dft(1, &B, (int)p, pl->recv[0], NULL, 1, B,
+                                                        pl->recv[0], NULL, 1, B, sign, f);
+                    pl->plan[d][1] = pl->plan[d][0];
                 } else if (pl->fast) {
-                    pl->plan[d][0] = plan_pass(N, r[0], pl->xa, pl->xa, sign, flags);
-                    pl->plan[d][1] = plan_pass(N, r[1], pl->work, pl->xa, sign, flags);
+                    /* short DFTs out of place into work (the put source),
+                     * the long FFT in place in x (faster than out of place) */
+                    pl->plan[d][0] = plan_pass(N, r[0], pl->xa, pl->work, sign, flags);
+                    pl->plan[d][1] = plan_pass(N, r[1], pl->xa, pl->xa, sign, flags);
                 } else {
                     pl->plan[d][0] = plan_pass(N, r[0], pl->xa, pl->work, sign, flags);
                     for (int l = 1; l + 1 < L; ++l)
@@ -291,7 +327,7 @@ void bspfft_plan_destroy(bspfft_plan *pl)
         if (q == pl->s)
             for (int d = 0; d < 2; ++d)
                 for (int l = 0; l < pl->L; ++l)
-                    if (pl->plan[d][l]) fftw_destroy_plan(pl->plan[d][l]);
+                    if (pl->plan[d][l] && !(pl->fused && l > 0)) fftw_destroy_plan(pl->plan[d][l]);
         bsp_sync();
     }
     free_tables(pl);
@@ -314,16 +350,35 @@ static void put_block(const bspfft_plan *pl, unsigned pid, const fftw_complex *s
 }
 
 /* p^2 | n: short DFTs, one redistribution, twiddle + unpack, long FFT */
+static inline void tick(bspfft_plan *pl, int phase, double *t)
+{
+    if (!(pl->flags & BSPFFT_PROFILE)) return;
+    const double now = bsp_time();
+    pl->prof[phase] += now - *t;
+    *t = now;
+}
+
+void bspfft_profile(const bspfft_plan *pl, double t[4])
+{
+    for (int i = 0; i < 4; ++i) t[i] = pl->prof[i];
+}
+
 static void exec_fast(bspfft_plan *pl, fftw_complex *x, int d)
 {
     const size_t N = pl->N, p = pl->p, s = pl->s, B = N / p, T = pl->T;
-    fftw_execute_dft(pl->plan[d][0], x, x);
-    /* block k of x (the k-th outputs of the short DFTs) goes to process k */
+    double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
+    fftw_complex *w = pl->work;
+    fftw_execute_dft(pl->plan[d][0], x, w);
+    tick(pl, 0, &tm);
+    /* block k of work (the k-th outputs of the short DFTs) goes to process
+     * k, straight from work (unbuffered: work stays as it is until the
+     * sync has ended) */
     fftw_complex *rv = pl->recv[pl->par];
     for (unsigned k = 0; k < p; ++k)
-        if (k != s) put_block(pl, k, x + (size_t)k * B, rv, s * B, B);
+        if (k != s) put_block(pl, k, w + (size_t)k * B, rv, s * B, B);
     bsp_sync();
     pl->par ^= 1;
+    tick(pl, 1, &tm);
     /* work[s' + p t] = block s'[t] * w_n^(s u), u = s' + p t */
     const fftw_complex *blk[64], **bp = blk;
     const fftw_complex **big = NULL;
@@ -332,34 +387,154 @@ static void exec_fast(bspfft_plan *pl, fftw_complex *x, int d)
         if (!big) bsp_abort("bspfft: out of memory\n");
         bp = big;
     }
-    for (size_t q = 0; q < p; ++q) bp[q] = q == s ? x + s * B : rv + q * B;
+    for (size_t q = 0; q < p; ++q) bp[q] = q == s ? w + s * B : rv + q * B;
     const double sg = d == 0 ? 1.0 : -1.0;
-    fftw_complex *w = pl->work;
     for (size_t hi = 0; hi < N / T; ++hi) {
         const double w2r = pl->t2[hi][0], w2i = sg * pl->t2[hi][1];
         for (size_t lo0 = 0; lo0 < T; lo0 += p) {
             const size_t u0 = hi * T + lo0, tl = u0 / p;
             for (size_t q = 0; q < p; ++q) {
                 const double t1r = pl->t1[lo0 + q][0], t1i = sg * pl->t1[lo0 + q][1];
-                cmul(w[u0 + q], bp[q][tl], t1r * w2r - t1i * w2i, t1r * w2i + t1i * w2r);
+                cmul(x[u0 + q], bp[q][tl], t1r * w2r - t1i * w2i, t1r * w2i + t1i * w2r);
             }
         }
     }
     free(big);
-    fftw_execute_dft(pl->plan[d][1], w, x);
+    tick(pl, 2, &tm);
+    fftw_execute_dft(pl->plan[d][1], x, x);
+    tick(pl, 3, &tm);
+}
+
+/* w_N^e (conjugated for the backward transform: sg = -1) */
+static inline void wN(const bspfft_plan *pl, size_t e, double sg, double *wr, double *wi)
+{
+    const fftw_complex *a = &pl->f1[e & (((size_t)1 << pl->lgT) - 1)], *b = &pl->f2[e >> pl->lgT];
+    *wr = (*a)[0] * (*b)[0] - (*a)[1] * (*b)[1];
+    *wi = sg * ((*a)[0] * (*b)[1] + (*a)[1] * (*b)[0]);
+}
+
+/* p^2 | n, p <= 8, n/p a power of two. With B = n/p^2, t = t_lo + B d and
+ * u = s + p t_lo, k' = k1 + B k2:
+ *   sender s:   v_k[t_lo] = sum_d w_p^(dk) x_s[t_lo + B d], times
+ *               w_n^(k (s + p t_lo)) = w_n^(ks) w_{n/p}^(k t_lo): block k
+ *               for process k (one pass; the paper's H_n and its twiddle);
+ *   receiver r: block s at r is b_s; F_s = DFT_B(b_s) (FFTW, p blocks);
+ *               y_r[k1 + B k2] = sum_s w_p^(s k2) w_{n/p}^(s k1) F_s[k1]
+ *               (one pass: the last radix-p stage of the length-n/p FFT).
+ * Against exec_fast, the unpacking pass disappears into the two passes
+ * that FFTW would otherwise do on its own. */
+static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
+{
+    const size_t N = pl->N, p = pl->p, s = pl->s, B = N / p;
+    const double sg = d == 0 ? 1.0 : -1.0;
+    fftw_complex *w = pl->work, *rv = pl->recv[pl->par];
+    double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
+    fftw_complex *dst[8];
+    for (size_t k = 0; k < p; ++k) dst[k] = k == s ? rv + B * s : w + B * k;
+    if (p == 2) {
+        const double cr = pl->cs[1][0], ci = sg * pl->cs[1][1];
+        fftw_complex *d0 = dst[0], *d1 = dst[1];
+        const fftw_complex *x0 = x, *x1 = x + B;
+        for (size_t t = 0; t < B; ++t) {
+            double wr, wi;
+            wN(pl, t, sg, &wr, &wi);
+            const double tr = wr * cr - wi * ci, ti = wr * ci + wi * cr;
+            const double ar = x0[t][0], ai = x0[t][1], br = x1[t][0], bi = x1[t][1];
+            d0[t][0] = ar + br;
+            d0[t][1] = ai + bi;
+            const double vr = ar - br, vi = ai - bi;
+            d1[t][0] = vr * tr - vi * ti;
+            d1[t][1] = vr * ti + vi * tr;
+        }
+    } else {
+        for (size_t t = 0; t < B; ++t) {
+            double xr[8], xi[8];
+            for (size_t q = 0; q < p; ++q) {
+                xr[q] = x[t + B * q][0];
+                xi[q] = x[t + B * q][1];
+            }
+            for (size_t k = 0; k < p; ++k) {
+                double vr = 0, vi = 0;
+                for (size_t q = 0; q < p; ++q) {
+                    const double cr = pl->wp[q * p + k][0], ci = sg * pl->wp[q * p + k][1];
+                    vr += xr[q] * cr - xi[q] * ci;
+                    vi += xr[q] * ci + xi[q] * cr;
+                }
+                if (k > 0) {
+                    double wr, wi;
+                    wN(pl, k * t, sg, &wr, &wi);
+                    const double cr = pl->cs[k][0], ci = sg * pl->cs[k][1];
+                    const double tr = wr * cr - wi * ci, ti = wr * ci + wi * cr;
+                    const double yr = vr * tr - vi * ti;
+                    vi = vr * ti + vi * tr;
+                    vr = yr;
+                }
+                dst[k][t][0] = vr;
+                dst[k][t][1] = vi;
+            }
+        }
+    }
+    tick(pl, 0, &tm);
+    for (unsigned k = 0; k < p; ++k)
+        if (k != s) put_block(pl, k, w + (size_t)k * B, rv, s * B, B);
+    bsp_sync();
+    pl->par ^= 1;
+    tick(pl, 1, &tm);
+    fftw_execute_dft(pl->plan[d][0], rv, rv);
+    tick(pl, 3, &tm);
+    if (p == 2) {
+        const fftw_complex *F0 = rv, *F1 = rv + B;
+        for (size_t k1 = 0; k1 < B; ++k1) {
+            double wr, wi;
+            wN(pl, k1, sg, &wr, &wi);
+            const double br = F1[k1][0] * wr - F1[k1][1] * wi, bi = F1[k1][0] * wi + F1[k1][1] * wr;
+            const double ar = F0[k1][0], ai = F0[k1][1];
+            x[k1][0] = ar + br;
+            x[k1][1] = ai + bi;
+            x[k1 + B][0] = ar - br;
+            x[k1 + B][1] = ai - bi;
+        }
+    } else {
+        for (size_t k1 = 0; k1 < B; ++k1) {
+            double ar[8], ai[8];
+            ar[0] = rv[k1][0];
+            ai[0] = rv[k1][1];
+            for (size_t q = 1; q < p; ++q) {
+                double wr, wi;
+                wN(pl, q * k1, sg, &wr, &wi);
+                const double fr = rv[B * q + k1][0], fi = rv[B * q + k1][1];
+                ar[q] = fr * wr - fi * wi;
+                ai[q] = fr * wi + fi * wr;
+            }
+            for (size_t k2 = 0; k2 < p; ++k2) {
+                double yr = 0, yi = 0;
+                for (size_t q = 0; q < p; ++q) {
+                    const double cr = pl->wp[q * p + k2][0], ci = sg * pl->wp[q * p + k2][1];
+                    yr += ar[q] * cr - ai[q] * ci;
+                    yi += ar[q] * ci + ai[q] * cr;
+                }
+                x[k1 + B * k2][0] = yr;
+                x[k1 + B * k2][1] = yi;
+            }
+        }
+    }
+    tick(pl, 2, &tm);
 }
 
 static void exec_general(bspfft_plan *pl, fftw_complex *x, int d)
 {
     const int L = pl->L;
     const double sg = d == 0 ? 1.0 : -1.0;
+    double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
     fftw_execute_dft(pl->plan[d][0], x, pl->work);
+    tick(pl, 0, &tm);
     fftw_complex *cur = pl->work;
     for (int l = 0; l + 1 < L; ++l) {
         fftw_complex *snd = pl->send, *rv = pl->recv[pl->par];
         const size_t *ord = pl->ord[l];
         const fftw_complex *tw = pl->tw[l];
         for (size_t i = 0; i < pl->N; ++i) cmul(snd[i], cur[ord[i]], tw[i][0], sg * tw[i][1]);
+        tick(pl, 2, &tm);
         for (size_t k = 0; k < pl->nruns[l]; ++k) {
             const run *ru = &pl->runs[l][k];
             if (ru->pid == pl->s) memcpy(rv + ru->dst, snd + ru->src, ru->len * sizeof(fftw_complex));
@@ -367,9 +542,11 @@ static void exec_general(bspfft_plan *pl, fftw_complex *x, int d)
         }
         bsp_sync();
         pl->par ^= 1;
+        tick(pl, 1, &tm);
         cur = rv;
         if (l + 2 < L) fftw_execute_dft(pl->plan[d][l + 1], cur, cur);
         else fftw_execute_dft(pl->plan[d][l + 1], cur, x);
+        tick(pl, 3, &tm);
     }
 }
 
@@ -384,6 +561,7 @@ void bspfft_execute(bspfft_plan *pl, double *xin, int sign)
         x = pl->xa;
     }
     if (pl->L == 1) fftw_execute_dft(pl->plan[d][0], x, x);
+    else if (pl->fused) exec_fused(pl, x, d);
     else if (pl->fast) exec_fast(pl, x, d);
     else exec_general(pl, x, d);
     if (staged) memcpy(xin, pl->xa, pl->N * sizeof(fftw_complex));

@@ -19,6 +19,13 @@
  * reversals; FFTW's ordered, strided transforms give steps 1 and 4
  * directly, so no bit reversal is left (the permutation is folded into the
  * redistribution and into the unpacking after it).
+ * By default (p <= 8, n/p a power of two) steps 1-4 are fused into fewer
+ * passes over memory: step 1 and the twiddle are one hand-written pass on
+ * the sender, which writes block k straight into the buffer put to process
+ * k; the receiver runs FFTW on the p received blocks (length n/p^2 each, in
+ * place) and a last pass that applies the radix-p stage of the length-n/p
+ * FFT and its twiddles, writing the output in natural order (no unpacking
+ * pass). BSPFFT_NOFUSE selects steps 1-4 as listed.
  * For p > sqrt(n) the same scheme runs with more, smaller radices: L local
  * passes of radix r_1 .. r_L (each dividing n/p, product n) separated by
  * L - 1 redistributions, the analogue of the paper's group-cyclic
@@ -46,7 +53,11 @@ enum {
     BSPFFT_MEASURE = 1,     /* FFTW_MEASURE plans (slow planning, faster transforms) */
     BSPFFT_GENERIC = 2,     /* force the general multi-pass code even when p^2 | n */
     BSPFFT_BUFFERED = 4,    /* redistribute with bsp_put instead of bsp_hpput */
-    BSPFFT_FORWARD_ONLY = 8 /* plan the forward transform only (halves planning) */
+    BSPFFT_FORWARD_ONLY = 8,/* plan the forward transform only (halves planning) */
+    BSPFFT_PROFILE = 16,    /* accumulate the time of each phase (bspfft_profile) */
+    BSPFFT_NOFUSE = 32      /* p^2 | n: keep the FFTW short DFTs, unpacking pass and one
+                               length-n/p FFT instead of the fused passes (p <= 8, n/p a
+                               power of two) */
 };
 
 typedef struct bspfft_plan bspfft_plan;
@@ -63,6 +74,12 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags);
 /* Collective: transforms the local part x (2 n/p doubles) in place.
  * L - 1 supersteps. */
 void bspfft_execute(bspfft_plan *plan, double *x, int sign);
+
+/* With BSPFFT_PROFILE: seconds spent by this process, over all transforms
+ * so far, in [0] the local passes before the first redistribution, [1] the
+ * redistributions (puts and syncs), [2] the twiddles and (un)packing, [3] the
+ * local passes after the first redistribution. */
+void bspfft_profile(const bspfft_plan *plan, double t[4]);
 
 /* Collective: frees the plan (p + 1 supersteps). */
 void bspfft_plan_destroy(bspfft_plan *plan);

@@ -1,7 +1,8 @@
 // BSP FFT: the library call and the SPMD-level plan against FFTW on the
 // whole vector, forward and backward, for P = 1..8, p <= sqrt(n) (one
 // redistribution) and p > sqrt(n) (several), both redistribution codes,
-// buffered and unbuffered puts, and unaligned local arrays.
+// buffered and unbuffered puts, the fused and unfused one-redistribution
+// code, and unaligned local arrays.
 #include "bspfft.h"
 #include "inprod.h"
 
@@ -186,7 +187,8 @@ INSTANTIATE_TEST_SUITE_P(
     Flags, FftSpmd,
     ::testing::Combine(::testing::Values(1u, 2u, 4u, 8u), ::testing::Values(size_t(64), size_t(2048)),
                        ::testing::Values(unsigned(BSPFFT_ESTIMATE), unsigned(BSPFFT_GENERIC),
-                                         unsigned(BSPFFT_BUFFERED),
+                                         unsigned(BSPFFT_NOFUSE), unsigned(BSPFFT_BUFFERED),
+                                         unsigned(BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PROFILE),
                                          unsigned(BSPFFT_GENERIC | BSPFFT_BUFFERED)),
                        ::testing::Values(0, 1)));
 
