@@ -7,7 +7,7 @@
  *    "volume":..,"max_nnz":..,"samples":..,"t_seq":..,"t_omp":..,"t_bsp":..,
  *    "speedup_bsp":t_seq/t_bsp,"speedup_omp":t_seq/t_omp,"bsp_vs_omp":t_omp/t_bsp,
  *    "gflops_bsp":2 nnz / t_bsp}
- * Times are medians (seconds per product). The BSP time is measured at
+ * Times are medians (seconds per product; min_*: the fastest sample). The BSP time is measured at
  * pid 0 from a common start (a sync) to the end of the product's last
  * superstep, with the distributed data in place (distribution untimed).
  * Usage: bench_spmv [-p P] [-reps R] [-m MATRIX]... [-part rows|cols|2d]... [-v getput|hp]...
@@ -60,6 +60,13 @@ static void bsp_run(void)
     spmv_gather_y(&L, L.y, c ? c->y : NULL);
     spmv_free(&L);
     bsp_end();
+}
+
+static double minimum(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; ++i) m = v[i] < m ? v[i] : m;
+    return m;
 }
 
 static void spmv_omp(const sp_crs *A, const double *x, double *y)
@@ -166,18 +173,21 @@ int main(int argc, char **argv)
             }
         }
         const int K = R * rounds;
+        const double m_seq = minimum(ts, K), m_omp = minimum(to, K);
         const double t_seq = app_median(ts, K), t_omp = app_median(to, K);
         for (int pi = 0; pi < npart; ++pi) {
             for (int vi = 0; vi < nvar; ++vi) {
+                const double m = minimum(tb[pi][vi], K);
                 const double t = app_median(tb[pi][vi], K);
                 printf("{\"bench\":\"spmv\",\"matrix\":\"%s\",\"m\":%zu,\"nnz\":%zu,\"p\":%u,"
                        "\"part\":\"%s\",\"variant\":\"%s\",\"volume\":%zu,\"max_nnz\":%zu,\"samples\":%d,"
                        "\"t_seq\":%.4e,\"t_omp\":%.4e,\"t_bsp\":%.4e,\"speedup_bsp\":%.3f,"
-                       "\"speedup_omp\":%.3f,\"bsp_vs_omp\":%.3f,\"gflops_bsp\":%.3f,\"max_err\":%.1e}\n",
+                       "\"speedup_omp\":%.3f,\"bsp_vs_omp\":%.3f,\"gflops_bsp\":%.3f,\"max_err\":%.1e,"
+                       "\"min_seq\":%.4e,\"min_omp\":%.4e,\"min_bsp\":%.4e}\n",
                        mats[mi], A.m, A.nnz, P, sp_part_kind_name((sp_part_kind)parts[pi]),
                        vars[vi] == SPMV_HP ? "hp" : "getput", st[pi].volume, st[pi].max_nnz, K, t_seq,
                        t_omp, t, t_seq / t, t_seq / t_omp, t_omp / t, 2.0 * (double)A.nnz / t * 1e-9,
-                       maxerr);
+                       maxerr, m_seq, m_omp, m);
                 fflush(stdout);
                 free(tb[pi][vi]);
             }
