@@ -10,7 +10,7 @@
  *           (each process makes its blocks of A and B from global indices)
  *   t_call  the library call bsp_matmul() from sequential code (start the
  *           run, scatter from pid 0, multiply, gather)
- *   q       grid side: floor(sqrt(p)); p - q*q processes idle
+ *   grid    "cannon qxq" if p = q*q, else "ring p" (Cannon on a p x 1 grid)
  *
  *   bench_matmul [-n 960] [-p 1,2,4] [-r reps] [-v put,get,hpput,hpget]
  */
@@ -48,29 +48,44 @@ static void spmd(void)
     if (pid != 0)
         bsp_move(&par, sizeof par);
     const size_t n = par.n, nb = (n + q - 1) / q;
-    const int active = pid < q * q;
+    const int ring = q * q != p; /* p not a square: the ring on all p */
+    const int active = ring || pid < q * q;
+    size_t r0 = 0;
+    const size_t m = mm_rows(n, p, pid, &r0);
+    const size_t elems = ring ? m * n : nb * nb;
     double *a = NULL, *b = NULL, *c = NULL;
     if (active) {
         const unsigned bi = pid % q, bj = pid / q;
-        a = malloc(nb * nb * sizeof *a);
-        b = malloc(nb * nb * sizeof *b);
-        c = malloc(nb * nb * sizeof *c);
+        a = malloc((elems ? elems : 1) * sizeof *a);
+        b = malloc((elems ? elems : 1) * sizeof *b);
+        c = malloc((elems ? elems : 1) * sizeof *c);
         if (!a || !b || !c)
             bsp_abort("bench_matmul: out of memory\n");
-        for (size_t i = 0; i < nb; i++)
-            for (size_t j = 0; j < nb; j++) {
-                const size_t gi = bi * nb + i, gj = bj * nb + j;
-                const int in = gi < n && gj < n;
-                a[i * nb + j] = in ? mm_entry(1, n, gi, gj) : 0.0;
-                b[i * nb + j] = in ? mm_entry(2, n, gi, gj) : 0.0;
-            }
+        if (ring) {
+            for (size_t i = 0; i < m; i++)
+                for (size_t j = 0; j < n; j++) {
+                    a[i * n + j] = mm_entry(1, n, r0 + i, j);
+                    b[i * n + j] = mm_entry(2, n, r0 + i, j);
+                }
+        } else {
+            for (size_t i = 0; i < nb; i++)
+                for (size_t j = 0; j < nb; j++) {
+                    const size_t gi = bi * nb + i, gj = bj * nb + j;
+                    const int in = gi < n && gj < n;
+                    a[i * nb + j] = in ? mm_entry(1, n, gi, gj) : 0.0;
+                    b[i * nb + j] = in ? mm_entry(2, n, gi, gj) : 0.0;
+                }
+        }
     }
     double times[64];
     const int reps = par.reps < 64 ? (int)par.reps : 64;
     for (int r = 0; r < reps; r++) {
         bsp_sync();
         double t0 = bsp_time();
-        bsp_matmul_spmd(nb, a, b, c, (int)par.variant);
+        if (ring)
+            bsp_matmul_ring_spmd(n, a, b, c, (int)par.variant);
+        else
+            bsp_matmul_spmd(nb, a, b, c, (int)par.variant);
         times[r] = bsp_time() - t0;
     }
     if (pid == 0) {
@@ -160,14 +175,19 @@ int main(int argc, char **argv)
     const double flop = 2.0 * (double)n * n * n;
     for (int ip = 0; ip < np; ip++) {
         const unsigned P = (unsigned)ps[ip], q = mm_grid(P);
+        char grid[32];
+        if (q * q == P)
+            snprintf(grid, sizeof grid, "cannon %ux%u", q, q);
+        else
+            snprintf(grid, sizeof grid, "ring %u", P);
         for (int iv = 0; iv < nv; iv++) {
             const double tbsp = app_median(tb[ip][iv], reps), tbsp_min = tb[ip][iv][0];
             const double tcall = app_median(tc[ip][iv], reps);
-            printf("{\"bench\":\"matmul\",\"variant\":\"%s\",\"n\":%zu,\"p\":%u,\"q\":%u,\"reps\":%d,"
+            printf("{\"bench\":\"matmul\",\"variant\":\"%s\",\"n\":%zu,\"p\":%u,\"grid\":\"%s\",\"reps\":%d,"
                    "\"t_seq\":%.6f,\"t_bsp\":%.6f,\"t_call\":%.6f,\"speedup\":%.3f,\"speedup_call\":%.3f,"
                    "\"gflops_seq\":%.3f,\"gflops_bsp\":%.3f,\"t_seq_min\":%.6f,\"t_bsp_min\":%.6f,"
                    "\"speedup_min\":%.3f,\"correct\":%s}\n",
-                   vname[vars[iv]], n, P, q, reps, tseq, tbsp, tcall, tseq / tbsp, tseq / tcall,
+                   vname[vars[iv]], n, P, grid, reps, tseq, tbsp, tcall, tseq / tbsp, tseq / tcall,
                    flop / tseq * 1e-9, flop / tbsp * 1e-9, tseq_min, tbsp_min, tseq_min / tbsp_min,
                    ok[ip][iv] ? "true" : "false");
             fflush(stdout);

@@ -5,8 +5,9 @@
  *   bspmatmul [-n size] [-p P] [-v put|get|hpput|hpget] [-s seed]
  *
  * Pid 0 makes two reproducible random n x n matrices; the library call
- * distributes them over a q x q grid (q = floor(sqrt(P))), multiplies and
- * gathers C; the program compares C with the blocked sequential loop.
+ * distributes them over a q x q grid if P = q*q (Cannon), else in row
+ * blocks over a ring of P, multiplies and gathers C; the program compares
+ * C with the blocked sequential loop.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -61,8 +62,11 @@ int main(int argc, char **argv)
     double tseq = app_now() - t0;
     double d = mm_max_rel_diff(n, C, R);
     unsigned q = mm_grid(P);
-    printf("bspmatmul: %s n=%zu P=%u (grid %ux%u%s): %.4f s incl. distribution, blocked sequential %.4f s\n",
-           vname, n, P, q, q, q * q < P ? ", the other processes idle" : "", tpar, tseq);
+    if (q * q == P)
+        printf("bspmatmul: %s n=%zu P=%u (Cannon on a %ux%u grid)", vname, n, P, q, q);
+    else
+        printf("bspmatmul: %s n=%zu P=%u (P is not a square: ring of %u)", vname, n, P, P);
+    printf(": %.4f s incl. distribution, blocked sequential %.4f s\n", tpar, tseq);
     int ok = st == 0 && d < 1e-12;
     printf("max relative difference to the sequential product %.3g: %s\n", d, ok ? "OK" : "FAILED");
     free(A);

@@ -10,25 +10,30 @@
 #define MM_TK 128
 #define MM_TJ 512
 
-void mm_block_add(size_t n, const double *restrict a, const double *restrict b,
-                  double *restrict c)
+void mm_gemm_add(size_t m, size_t n, size_t kk, const double *restrict a, size_t lda,
+                 const double *restrict b, size_t ldb, double *restrict c, size_t ldc)
 {
-    for (size_t kk = 0; kk < n; kk += MM_TK) {
-        const size_t ke = kk + MM_TK < n ? kk + MM_TK : n;
+    for (size_t k0 = 0; k0 < kk; k0 += MM_TK) {
+        const size_t ke = k0 + MM_TK < kk ? k0 + MM_TK : kk;
         for (size_t jj = 0; jj < n; jj += MM_TJ) {
             const size_t je = jj + MM_TJ < n ? jj + MM_TJ : n;
-            for (size_t i = 0; i < n; i++) {
-                double *restrict ci = c + i * n;
-                const double *ai = a + i * n;
-                for (size_t k = kk; k < ke; k++) {
+            for (size_t i = 0; i < m; i++) {
+                double *restrict ci = c + i * ldc;
+                const double *ai = a + i * lda;
+                for (size_t k = k0; k < ke; k++) {
                     const double aik = ai[k];
-                    const double *restrict bk = b + k * n;
+                    const double *restrict bk = b + k * ldb;
                     for (size_t j = jj; j < je; j++)
                         ci[j] += aik * bk[j];
                 }
             }
         }
     }
+}
+
+void mm_block_add(size_t n, const double *a, const double *b, double *c)
+{
+    mm_gemm_add(n, n, n, a, n, b, n, c, n);
 }
 
 void mm_blocked(size_t n, const double *A, const double *B, double *C)
