@@ -685,11 +685,6 @@ static size_t push_unique(double *xs, size_t n, double x)
     return n + 1;
 }
 
-static int cmp_x(const void *a, const void *b)
-{
-    return cmp_double(a, b);
-}
-
 int pm_plan(struct pm_results *res, const struct pm_config *cfg, unsigned p,
         const char *engine)
 {
@@ -708,7 +703,7 @@ int pm_plan(struct pm_results *res, const struct pm_config *cfg, unsigned p,
         n = 0;
         for (double x = 0; x <= 2 * P; ++x) n = push_unique(xs, n, x);
         for (int i = 1; i <= 64; ++i) n = push_unique(xs, n, floor((double)cfg->bsp_hmax * i / 64.0));
-        qsort(xs, n, sizeof *xs, cmp_x);
+        qsort(xs, n, sizeof *xs, cmp_double);
         if (add_series(res, PM_BSPBENCH, -1, 8, "bspbench", xs, n)) return -1;
         if (finish_series(res, &res->series[res->nseries - 1], p)) return -1;
     }
@@ -835,19 +830,14 @@ void pm_plan_extent(const struct pm_results *res, size_t *bytes, size_t *msgs)
 
 #define TRIM 0.25   /* the interquartile mean: robust to bursts of noise */
 
-/* estimate of one resample of a point's samples */
+/* estimate of one resample of a point's samples (buf: room for 2 n) */
 static double resample(const struct pm_point *pt, struct pm_rng *r, double *buf)
 {
+    double *have = buf + pt->n;   /* the samples taken (a budget may stop early) */
     size_t n = 0;
-    for (size_t k = 0; k < pt->n; ++k) if (isfinite(pt->t[k])) ++n;
+    for (size_t k = 0; k < pt->n; ++k) if (isfinite(pt->t[k])) have[n++] = pt->t[k];
     if (n == 0) return NAN;
-    for (size_t k = 0; k < n; ++k) {
-        size_t j = rng_below(r, n), c = 0;
-        for (size_t q = 0; q < pt->n; ++q) {   /* the j-th finite sample */
-            if (!isfinite(pt->t[q])) continue;
-            if (c++ == j) { buf[k] = pt->t[q]; break; }
-        }
-    }
+    for (size_t k = 0; k < n; ++k) buf[k] = have[rng_below(r, n)];
     return trimmed_sorted(buf, n, TRIM);
 }
 
@@ -914,7 +904,7 @@ void pm_analyse(struct pm_results *res, unsigned boot)
     const double P = res->p;
     if (boot < 20) boot = 20;
     size_t ms = max_samples(res);
-    double *buf = malloc(ms * sizeof *buf);
+    double *buf = malloc(2 * ms * sizeof *buf);
     double *bv = malloc((size_t)boot * sizeof *bv);
     double *bv2 = malloc((size_t)boot * sizeof *bv2);
     if (!buf || !bv || !bv2) { free(buf); free(bv); free(bv2); res->failed = 1; return; }
@@ -1170,7 +1160,6 @@ const char *pm_pattern_verdict(const struct pm_pattern_result *R)
 void pm_print_summary(FILE *f, const struct pm_results *res)
 {
     char a[32], b[32], c[32], d[32], e[32], ff[32];
-    const double P = res->p;
     fprintf(f, "bspprobe: engine %s, p = %u (%u cores), last-level cache %s, seed %llu%s, %.1f s\n",
             res->engine, res->p, res->cores, fmt_bytes(a, sizeof a, (double)res->llc_bytes),
             (unsigned long long)res->cfg.seed, res->cfg.quick ? ", quick" : "", res->wall_seconds);
@@ -1320,7 +1309,6 @@ void pm_print_summary(FILE *f, const struct pm_results *res)
             fprintf(f, "  msg >= %-8s g = %.4f ns/B  l = %s\n", fmt_bytes(a, sizeof a, res->rows[i].m),
                     res->rows[i].g * 1e9, fmt_time(b, sizeof b, res->rows[i].l));
     }
-    (void)P;
 }
 
 /* ------------------------------------------------------------------ */
