@@ -10,4 +10,4 @@ if [ ! -f "$dir/CMakeCache.txt" ]; then
 fi
 cmake --build "$dir" --target bench_matmul >/dev/null
 export LPF_MAX_PROCS=${LPF_MAX_PROCS:-16}
-"$dir/bench/bench_matmul" -n 960 -p 1,2,4,9 -r 5
+"$dir/bench/bench_matmul" -n 960 -p 1,2,3,4,9 -r 5
