@@ -110,14 +110,19 @@ static double memcpy_rate(char *dst, const char *src, size_t bytes, size_t w)
 /* The SPMD part                                                        */
 /* ------------------------------------------------------------------ */
 
-static int issue(lpf_t ctx, const struct pm_put *puts, size_t n, lpf_memslot_t src,
-        lpf_memslot_t dst)
+/* issue process s's puts of a traffic straight from its description (no
+ * list of messages to read: the probe measures the library, not itself) */
+struct issuer { lpf_t ctx; lpf_memslot_t src, dst; };
+
+static int put_one(void *arg, unsigned d, size_t src_off, size_t dst_off, size_t size)
 {
-    for (size_t i = 0; i < n; ++i)
-        if (lpf_put(ctx, src, puts[i].src_off, puts[i].dst, dst, puts[i].dst_off,
-                    puts[i].size, LPF_MSG_DEFAULT) != LPF_SUCCESS)
-            return -1;
-    return 0;
+    const struct issuer *is = arg;
+    return lpf_put(is->ctx, is->src, src_off, d, is->dst, dst_off, size, LPF_MSG_DEFAULT) != LPF_SUCCESS;
+}
+
+static int issue(struct issuer *is, const struct pm_traffic *t, unsigned s)
+{
+    return pm_traffic_for_each(t, s, put_one, is);
 }
 
 static void fail(struct run *run, const char *why)
@@ -144,7 +149,6 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     struct pm_results *res = s == 0 ? run->res : &local;
     memset(&local, 0, sizeof local);
     char *src = NULL, *dst = NULL;
-    struct pm_put *puts = NULL;
     struct pm_task *tasks = NULL;
     double *gather = NULL;
     const size_t K = PM_R_NS + PM_NWORDS + 1;   /* per process: r figures, CPU time */
@@ -177,9 +181,8 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     if (!bad) {
         src = aligned_alloc(4096, bytes);
         dst = aligned_alloc(4096, bytes);
-        puts = malloc((msgs ? msgs : 1) * sizeof *puts);
         gather = calloc((size_t)p * K, sizeof *gather);
-        bad = !src || !dst || !puts || !gather;
+        bad = !src || !dst || !gather;
     }
     if (!bad) {
         /* touch every page now, not inside a measurement */
@@ -198,6 +201,7 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     lpf_register_global(ctx, dst, bytes, &dst_slot);
     lpf_register_global(ctx, gather, (size_t)p * K * sizeof *gather, &gather_slot);
     SYNC(ctx);
+    struct issuer is = { ctx, src_slot, dst_slot };
 
     /* r on every process at once, gathered at process 0 */
     if (cfg->parts & PM_PART_R) {
@@ -234,9 +238,9 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         if (se->npts == 0) continue;
         struct pm_traffic tr;
         if (pm_point_traffic(se, se->npts - 1, p, cfg->seed, &tr)) { fail(run, "out of memory"); goto out; }
-        size_t n = pm_traffic_puts(&tr, s, puts);
+        int bad_put = issue(&is, &tr, s);
         pm_traffic_free(&tr);
-        if (issue(ctx, puts, n, src_slot, dst_slot)) { fail(run, "lpf_put failed"); goto out; }
+        if (bad_put) { fail(run, "lpf_put failed"); goto out; }
         SYNC(ctx);
     }
 
@@ -267,20 +271,23 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         struct pm_traffic tr;
         double t0 = 0;
         if (pm_point_traffic(se, tasks[k].point, p, cfg->seed, &tr)) { fail(run, "out of memory"); goto out; }
-        size_t n = pm_traffic_puts(&tr, s, puts);
         const int compute = tr.compute;
         const size_t copy = tr.copy;
-        pm_traffic_free(&tr);
         /* one untimed superstep first: a program sends what it has just
          * computed or received, so its data are as warm as they can be */
         for (unsigned r = 0; r <= pt->reps; ++r) {
             if (r == 1) t0 = now();
-            if (issue(ctx, puts, n, src_slot, dst_slot)) { fail(run, "lpf_put failed"); goto out; }
+            if (issue(&is, &tr, s)) { pm_traffic_free(&tr); fail(run, "lpf_put failed"); goto out; }
             if (compute) fool = fool * 1.0000001 + 1.0;
             if (copy) memcpy(dst, src, copy);
-            SYNC(ctx);
+            if (lpf_sync(ctx, LPF_SYNC_DEFAULT) != LPF_SUCCESS) {
+                pm_traffic_free(&tr);
+                fail(run, "lpf_sync failed");
+                goto out;
+            }
         }
         double t1 = now();
+        pm_traffic_free(&tr);
         if (s == 0) {
             pt->t[tasks[k].sample] = (t1 - t0) / pt->reps;
             if (t1 > next_report) {
@@ -307,7 +314,6 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 out:
     free(tasks);
     free(gather);
-    free(puts);
     free(src);
     free(dst);
     if (s != 0) pm_results_free(&local);

@@ -452,37 +452,20 @@ size_t pm_traffic_count(const struct pm_traffic *t, unsigned s)
     return n;
 }
 
+struct put_list { struct pm_put *out; size_t n; };
+
+static int collect(void *arg, unsigned dst, size_t src_off, size_t dst_off, size_t size)
+{
+    struct put_list *l = arg;
+    l->out[l->n++] = (struct pm_put){ dst, src_off, dst_off, size };
+    return 0;
+}
+
 size_t pm_traffic_puts(const struct pm_traffic *t, unsigned s, struct pm_put *out)
 {
-    const unsigned p = t->p;
-    const size_t *row = t->M + (size_t)s * p;
-    const size_t *base = t->M + (size_t)p * p + (size_t)s * p;
-    size_t n = 0, soff = 0;
-    if (!t->chunk) {
-        for (unsigned k = 0; k < p; ++k) {
-            unsigned d = (s + 1 + k) % p;
-            if (!row[d]) continue;
-            out[n++] = (struct pm_put){ d, soff, base[d], row[d] };
-            soff += row[d];
-        }
-        return n;
-    }
-    size_t rounds = 0;
-    for (unsigned d = 0; d < p; ++d) {
-        size_t r = entry_msgs(t, row[d]);
-        if (r > rounds) rounds = r;
-    }
-    for (size_t k = 0; k < rounds; ++k) {
-        size_t at = k * t->chunk;
-        for (unsigned j = 0; j < p; ++j) {
-            unsigned d = (s + 1 + j) % p;
-            if (row[d] <= at) continue;
-            size_t sz = row[d] - at < t->chunk ? row[d] - at : t->chunk;
-            out[n++] = (struct pm_put){ d, soff, base[d] + at, sz };
-            soff += sz;
-        }
-    }
-    return n;
+    struct put_list l = { out, 0 };
+    pm_traffic_for_each(t, s, collect, &l);
+    return l.n;
 }
 
 /* ------------------------------------------------------------------ */

@@ -118,10 +118,45 @@ void pm_traffic_free(struct pm_traffic *t);
 void pm_traffic_finish(struct pm_traffic *t);
 /* Number of messages process s sends. */
 size_t pm_traffic_count(const struct pm_traffic *t, unsigned s);
-/* The messages of process s, in issue order: chunked traffic goes round
- * robin over the destinations s+1, s+2, ... (like bspbench); at the
- * destination, source s's data lands after that of sources < s (or at 0
- * with overlap). `out` has room for pm_traffic_count(t, s). Returns the count. */
+
+/* Calls put(arg, dst, src_off, dst_off, size) for every message of process
+ * s, in issue order: chunked traffic goes round robin over the destinations
+ * s+1, s+2, ... (like bspbench); the source is read in order; at the
+ * destination, source s's data land after those of sources < s (or at 0
+ * with overlap). Stops at, and returns, the first non-zero result of put.
+ * Inline, so that a probe issuing puts through it pays no call and no
+ * memory for a list of messages. */
+typedef int (*pm_put_fn)(void *arg, unsigned dst, size_t src_off, size_t dst_off, size_t size);
+static inline int pm_traffic_for_each(const struct pm_traffic *t, unsigned s, pm_put_fn put, void *arg)
+{
+    const unsigned p = t->p;
+    const size_t *row = t->M + (size_t)s * p;
+    const size_t *base = t->M + (size_t)p * p + (size_t)s * p;
+    size_t soff = 0;
+    int rc;
+    if (!t->chunk) {
+        for (unsigned k = 0; k < p; ++k) {
+            unsigned d = s + 1 + k < p ? s + 1 + k : s + 1 + k - p;
+            if (!row[d]) continue;
+            if ((rc = put(arg, d, soff, base[d], row[d]))) return rc;
+            soff += row[d];
+        }
+        return 0;
+    }
+    size_t longest = 0;
+    for (unsigned d = 0; d < p; ++d) if (row[d] > longest) longest = row[d];
+    for (size_t at = 0; at < longest; at += t->chunk)
+        for (unsigned k = 0; k < p; ++k) {
+            unsigned d = s + 1 + k < p ? s + 1 + k : s + 1 + k - p;
+            if (row[d] <= at) continue;
+            size_t sz = row[d] - at < t->chunk ? row[d] - at : t->chunk;
+            if ((rc = put(arg, d, soff, base[d] + at, sz))) return rc;
+            soff += sz;
+        }
+    return 0;
+}
+/* The messages of pm_traffic_for_each as a list; `out` has room for
+ * pm_traffic_count(t, s). Returns the count. */
 size_t pm_traffic_puts(const struct pm_traffic *t, unsigned s, struct pm_put *out);
 
 /* ------------------------------------------------------------------ */
