@@ -162,7 +162,9 @@ TEST(ProbeOptions, DefaultsAndQuick)
     EXPECT_STREQ("bspprobe-out", o.out_dir);
     // LPF: 4 x LLC over the processes: 4 * 32 MiB / 2
     EXPECT_DOUBLE_EQ(64.0 * (1 << 20), o.cfg.volume);
-    EXPECT_EQ((size_t)64 << 20, o.cfg.pat_hmax) << "256 MiB, at most the volume";
+    EXPECT_EQ((size_t)64 << 20, o.cfg.pat_hmax) << "64 MiB, at most the volume";
+    ASSERT_EQ(0, parse(o, { "--volume", "32M" }));
+    EXPECT_EQ((size_t)32 << 20, o.cfg.pat_hmax);
 
     ASSERT_EQ(0, parse(o, { "--quick", "-p", "3" }));
     EXPECT_EQ(1, o.cfg.quick);

@@ -151,7 +151,7 @@ void pm_default_options(struct pm_options *o, size_t llc_bytes, size_t ram_bytes
     c->volume = 0;           /* auto, from the cache size (pm_parse_options) */
     c->max_msgs = (size_t)1 << 20;
     c->bsp_hmax = 4096;
-    c->pat_hmax = 0;         /* auto: 256 MiB, at most the LPF volume */
+    c->pat_hmax = 0;         /* auto: 64 MiB, at most the LPF volume */
     c->as_hmax = (size_t)1 << 22;
     c->samples = 7;
     c->key_samples = 40;
@@ -252,7 +252,7 @@ void pm_usage(FILE *f)
 "  --volume BYTES      LPF way n_max per process (default 4 x LLC / p)\n"
 "  --max-msgs N        most messages per process and superstep (default 1M)\n"
 "  --bsp-hmax WORDS    bspbench way: largest h (default 4096)\n"
-"  --pattern-hmax BYTES  patterns: largest h (default 256M, at most the volume)\n"
+"  --pattern-hmax BYTES  patterns: largest h (default 64M, at most the volume)\n"
 "  --as-hmax INTS      As total exchange: largest h (default 4M)\n"
 "  --budget SECONDS    stop sampling after this long, every point keeping the\n"
 "                      samples taken so far (default 90; 0: no limit)\n"
@@ -385,9 +385,11 @@ int pm_parse_options(struct pm_options *o, int argc, char **argv, char *err, siz
         c->volume = v;
     }
     if (c->pat_hmax == 0) {
-        /* far enough beyond the cache that the patterns' out-of-cache points
-         * run at memory speed, as the LPF way's n_max does */
-        double h = c->volume < 256.0 * MiB ? c->volume : 256.0 * MiB;
+        /* beyond the cache, but single messages below the size from which
+         * glibc's memcpy streams (non-temporal stores, ~100 MiB on x86 with
+         * a large LLC): that regime is faster than the g LPF's 1 MiB words
+         * measure (docs/probe.md) */
+        double h = c->volume < 64.0 * MiB ? c->volume : 64.0 * MiB;
         c->pat_hmax = h < 4.0 * MiB ? 4 * MiB : (size_t)h;
     }
     return 0;
