@@ -144,7 +144,18 @@ static inline int pm_traffic_for_each(const struct pm_traffic *t, unsigned s, pm
         return 0;
     }
     size_t longest = 0;
-    for (unsigned d = 0; d < p; ++d) if (row[d] > longest) longest = row[d];
+    unsigned active = 0, only = 0;
+    for (unsigned d = 0; d < p; ++d) {
+        if (row[d] > longest) longest = row[d];
+        if (row[d]) { ++active; only = d; }
+    }
+    if (active == 1) {   /* one destination: no round robin to keep */
+        for (size_t at = 0; at < longest; at += t->chunk) {
+            size_t sz = longest - at < t->chunk ? longest - at : t->chunk;
+            if ((rc = put(arg, only, at, base[only] + at, sz))) return rc;
+        }
+        return 0;
+    }
     for (size_t at = 0; at < longest; at += t->chunk)
         for (unsigned k = 0; k < p; ++k) {
             unsigned d = s + 1 + k < p ? s + 1 + k : s + 1 + k - p;
