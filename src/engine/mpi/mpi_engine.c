@@ -69,6 +69,7 @@ struct dgreq {
 #define H_REHOOK 4u      /* this episode is a rehook, not a sync */
 #define H_SEPARATE 8u    /* the body follows as its own message */
 #define H_EMPTY 16u      /* no body at all */
+#define H_SHMBODY 32u    /* the body lies in the sender's shared body segment */
 
 struct fhdr {
     uint64_t episode;
@@ -81,8 +82,9 @@ struct fhdr {
     uint64_t get_bytes;
     uint64_t msg_bytes;
     uint64_t gsmall;      /* bytes of the sender's small gets from us (our reply) */
+    uint64_t body_off;    /* H_SHMBODY: offset of the body in the sender's segment half */
 };
-_Static_assert(sizeof(struct fhdr) == 64, "first-message header is 64 bytes");
+_Static_assert(sizeof(struct fhdr) == 72, "first-message header is 72 bytes");
 
 struct regrec {
     uint32_t slot;
@@ -230,6 +232,15 @@ struct mpi_group {
     uint64_t gen;              /* this section's number on shm */
     unsigned char *wflags;     /* [P] flags of peers' arrival words */
     struct fhdr *ehdr;         /* [P] headers standing for "nothing for you" */
+    /* bodies too large for a mailbox, on one node: a second shared window,
+     * two halves (episode parity) of bcap bytes per process, grown by all
+     * processes together when one needs more */
+    MPI_Win bwin;
+    int has_bwin;
+    char **bseg;               /* [P] */
+    size_t bcap;
+    size_t *boff, *blen;       /* [P] where our body to q lies, and its length */
+    char **bsrc;               /* [P] a body still in a private buffer (or NULL) */
     struct sstep_ctx *ctx;     /* our context in this section */
     struct mpi_group *outer;   /* enclosing section of this process */
 };
@@ -295,6 +306,10 @@ static void group_free(struct mpi_group *g)
     free(g->rsz);
     free(g->wflags);
     free(g->ehdr);
+    free(g->bseg);
+    free(g->boff);
+    free(g->blen);
+    free(g->bsrc);
     free(g->regs);
     free(g->sfirst.r);
     free(g->rbody.r);
@@ -347,7 +362,11 @@ static struct mpi_group *group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, in
     g->rsz = calloc(P, sizeof *g->rsz);
     g->wflags = calloc(P, 1);
     g->ehdr = calloc(P, sizeof *g->ehdr);
-    if (!g->wflags || !g->ehdr || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
+    g->bseg = calloc(P, sizeof *g->bseg);
+    g->boff = calloc(P, sizeof *g->boff);
+    g->blen = calloc(P, sizeof *g->blen);
+    g->bsrc = calloc(P, sizeof *g->bsrc);
+    if (!g->wflags || !g->ehdr || !g->bseg || !g->boff || !g->blen || !g->bsrc || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
             || !g->gsmall || !g->body[0] || !g->body[1] || !g->hdr || !g->bodyp
             || !g->rin || !g->rout || !g->rsz) {
         g->P = 0;
@@ -463,6 +482,7 @@ struct shm_line {
     uint64_t check[2];
     uint64_t final_steps[2];
     uint32_t final_failed[2];
+    uint64_t need[2];        /* body-segment bytes this episode needs */
 };
 _Static_assert(sizeof(struct shm_line) <= SHM_LINE, "arrival line fits");
 
@@ -517,6 +537,45 @@ static int node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook)
         g->wflags[q] = (unsigned char)(v & 0xff);
     }
     return 0;
+}
+
+/* All processes of the section together (the decision comes from the
+ * arrival lines everybody has read): a body window of at least `need`
+ * bytes per half. Bodies already laid out move over. */
+static void grow_bodies(struct mpi_group *g, struct sstep_ctx *ctx, size_t need, int par)
+{
+    size_t cap = g->bcap * 2;
+    if (cap < need) cap = need;
+    if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
+    cap = (cap + 4095) & ~(size_t)4095;
+    char *base = NULL;
+    MPI_Win win;
+    if (MPI_Win_allocate_shared((MPI_Aint)(2 * cap), 64, MPI_INFO_NULL, g->comm, &base, &win)
+            != MPI_SUCCESS)
+        sstep_fatal(ctx, "lpf_sync", "out of memory (a %zu-byte shared body segment)", 2 * cap);
+    char **seg = malloc(g->P * sizeof *seg);
+    if (!seg) sstep_fatal(ctx, "lpf_sync", "out of memory");
+    for (lpf_pid_t q = 0; q < g->P; ++q) {
+        MPI_Aint sz;
+        int du;
+        MPI_Win_shared_query(win, (int)q, &sz, &du, &seg[q]);
+    }
+    char *half = seg[g->pid] + (size_t)par * cap;
+    char *old = g->has_bwin ? g->bseg[g->pid] + (size_t)par * g->bcap : NULL;
+    for (lpf_pid_t q = 0; q < g->P; ++q) {
+        if (!g->blen[q]) continue;
+        const char *from = g->bsrc[q] ? g->bsrc[q] : old + g->boff[q];
+        memcpy(half + g->boff[q], from, g->blen[q]);
+        g->bsrc[q] = NULL;
+    }
+    /* nobody reads a body before its owner moved it */
+    MPI_Barrier(g->comm);
+    if (g->has_bwin) MPI_Win_free(&g->bwin);
+    free(g->bseg);
+    g->bseg = seg;
+    g->bwin = win;
+    g->bcap = cap;
+    g->has_bwin = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1018,8 +1077,7 @@ static lpf_err_t mp_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     for (lpf_pid_t q = 0; q < P; ++q) {
         if (q == me) continue;
         const struct sstep_peer_lists *pl = &ctx->q.peers[q];
-        size_t bound = out_bound(g, pl, nreg);
-        if ((!g->shm || bound > g->E) && mbuf_reserve(&g->out[q], bound)) return LPF_ERR_FATAL;
+        if (!g->shm && mbuf_reserve(&g->out[q], out_bound(g, pl, nreg))) return LPF_ERR_FATAL;
         nbig += pl->count[SSTEP_PUT] + pl->count[SSTEP_MSG];
         nbigget += pl->count[SSTEP_GET];
     }
@@ -1029,30 +1087,57 @@ static lpf_err_t mp_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     /* 1. one first message to every peer, in Latin-square order */
     int any = 0;
     if (g->shm) {
-        /* into our mailboxes, then one arrival word */
+        /* into our mailboxes (bodies too large for them: into our body
+         * segment), then one arrival word */
+        char *half = g->has_bwin ? g->bseg[me] + (size_t)par * g->bcap : NULL;
+        size_t used = 0;
         for (lpf_pid_t k = 1; k < P; ++k) {
             lpf_pid_t q = me + k;
             if (q >= P) q -= P;
             const struct sstep_peer_lists *pl = &ctx->q.peers[q];
             char *mb = mailbox(g, me, q, par);
-            char *base = out_bound(g, pl, nreg) <= g->E ? mb : g->out[q].p;
-            size_t len = encode(g, ctx, q, e, info->check, nreg, base);
-            const struct fhdr *h = (const struct fhdr *)base;
+            size_t bound = out_bound(g, pl, nreg);
             g->osep[q] = 0;
-            if (h->flags & H_SEPARATE) {
-                g->osep[q] = len - sizeof *h;
-                memcpy(mb, h, sizeof *h);
-            } else if (base != mb) {
-                memcpy(mb, base, len);   /* the bound was pessimistic */
+            g->blen[q] = 0;
+            g->bsrc[q] = NULL;
+            if (bound <= g->E) {
+                size_t len = encode(g, ctx, q, e, info->check, nreg, mb);
+                (void)len;
+                if (!(((const struct fhdr *)mb)->flags & H_EMPTY)) any = 1;
+                continue;
             }
-            if (!(h->flags & H_EMPTY)) any = 1;
+            size_t off = (used + 63) & ~(size_t)63;
+            int inseg = half && off + bound <= g->bcap;
+            /* nothing is published yet: failing here fails only us */
+            if (!inseg && mbuf_reserve(&g->out[q], bound)) return LPF_ERR_FATAL;
+            char *base = inseg ? half + off : g->out[q].p;
+            size_t len = encode(g, ctx, q, e, info->check, nreg, base);
+            struct fhdr *h = (struct fhdr *)base;
+            any = 1;
+            if (!(h->flags & H_SEPARATE)) {
+                memcpy(mb, base, len);   /* the bound was pessimistic */
+                continue;
+            }
+            if (!inseg && half && off + len <= g->bcap) {
+                memcpy(half + off, base, len);
+                inseg = 1;
+            }
+            h->flags = (h->flags & ~H_SEPARATE) | H_SHMBODY;
+            h->body_off = off + sizeof *h;
+            memcpy(mb, h, sizeof *h);
+            g->boff[q] = off;
+            g->blen[q] = len;
+            g->bsrc[q] = inseg ? NULL : base;
+            used = off + len;
         }
         struct shm_line *ml = line_of(g, me);
         ml->check[par] = info->check;
+        ml->need[par] = used;
         atomic_store_explicit(&ml->word[par], mkword(g->gen, e, any ? 0 : W_EMPTY),
                 memory_order_release);
         /* 2. everybody's arrival */
         if (node_wait_first(g, e, 0)) return LPF_ERR_FATAL;
+        size_t need = used;
         for (lpf_pid_t q = 0; q < P; ++q) {
             if (q == me) continue;
             const struct fhdr *h;
@@ -1066,6 +1151,8 @@ static lpf_err_t mp_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
             } else {
                 h = (const struct fhdr *)mailbox(g, q, me, par);
                 any = 1;
+                size_t n = line_of(g, q)->need[par];
+                if (n > need) need = n;
             }
             g->hdr[q] = h;
             if (h->check != info->check && !info->mismatch) {
@@ -1074,6 +1161,8 @@ static lpf_err_t mp_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
                 info->peer_check = h->check;
             }
         }
+        /* a body did not fit in its owner's segment: everybody grows */
+        if (SSTEP_UNLIKELY(need > g->bcap)) grow_bodies(g, ctx, need, par);
     } else {
         for (lpf_pid_t k = 1; k < P; ++k) {
             lpf_pid_t q = me + k;
@@ -1120,7 +1209,9 @@ static lpf_err_t mp_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         lpf_pid_t q = me + k;
         if (q >= P) q -= P;
         const struct fhdr *h = g->hdr[q];
-        if (h->flags & H_SEPARATE) {
+        if (h->flags & H_SHMBODY) {
+            g->bodyp[q] = g->bseg[q] + (size_t)par * g->bcap + h->body_off;
+        } else if (h->flags & H_SEPARATE) {
             size_t bs = h->nreg * sizeof(struct regrec) + h->put_bytes + h->get_bytes + h->msg_bytes;
             if (mbuf_reserve(&g->body[par][q], bs))
                 sstep_fatal(ctx, "lpf_sync", "out of memory (%zu-byte receive buffer)", bs);
@@ -1340,6 +1431,7 @@ static lpf_err_t section_end(struct sstep_ctx *ctx)
     struct mpi_group *g = ctx->group;
     lpf_err_t rc = leave(g, ctx);
     pop_section(g);
+    if (g->has_bwin) MPI_Win_free(&g->bwin);   /* every process gets here */
     group_free(g);
     sstep_ctx_destroy(ctx);
     return rc;
