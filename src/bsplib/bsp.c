@@ -555,29 +555,29 @@ void bsp_qsize(bsp_nprocs_t *const packets, bsp_size_t *const accumulated_size)
 {
     struct BSPlib *b = lib_or_die("bsp_qsize");
     bspl_inbox(b);
-    size_t n = b->in_n - b->in_next;
+    size_t n = b->in_left;
     if (packets) {
         if (n > UINT_MAX) die("bsp_qsize", "%zu messages do not fit in bsp_nprocs_t", n);
         *packets = (bsp_nprocs_t)n;
     }
-    if (accumulated_size) *accumulated_size = bspl_count_bytes(b);
+    if (accumulated_size) *accumulated_size = b->in_bytes;
 }
 
 void bsp_get_tag(bsp_size_t *const status, void *const tag)
 {
     struct BSPlib *b = lib_or_die("bsp_get_tag");
     if (status == NULL) die("bsp_get_tag", "status is NULL");
-    bspl_inbox(b);
-    if (b->in_next >= b->in_n) {
+    size_t size;
+    const char *rec = bspl_peek(b, &size);
+    if (rec == NULL) {
         *status = SIZE_MAX;
         return;
     }
-    const struct sstep_msg *m = &b->in_msgs[b->in_next];
     if (b->in_tag) {
         if (tag == NULL) die("bsp_get_tag", "tag is NULL but the tag size is %zu", b->in_tag);
-        memcpy(tag, m->data, b->in_tag);
+        memcpy(tag, rec + 8, b->in_tag);
     }
-    *status = m->size - b->in_hdr;
+    *status = size;
 }
 
 void bsp_move(void *const payload, const bsp_size_t max_copy_size)
@@ -585,10 +585,10 @@ void bsp_move(void *const payload, const bsp_size_t max_copy_size)
     struct BSPlib *b = lib_or_die("bsp_move");
     const char *t, *p;
     size_t size;
-    bspl_inbox(b);
-    if (b->in_next >= b->in_n) return;
-    if (payload == NULL && max_copy_size > 0)
+    if (BSPL_UNLIKELY(payload == NULL && max_copy_size > 0)) {
+        if (!bspl_peek(b, &size)) return;
         die("bsp_move", "payload is NULL (max_copy_size %zu)", max_copy_size);
+    }
     if (!bspl_pop_msg(b, &t, &p, &size)) return;
     size_t n = size < max_copy_size ? size : max_copy_size;
     bspl_copy(payload, p, n);
@@ -736,17 +736,17 @@ void sstep_oxbsp_qsize(int *nmessages, int *accum_nbytes)
     struct BSPlib *b = lib_or_die("bsp_qsize");
     if (nmessages == NULL) die("bsp_qsize", "nmessages is NULL");
     bspl_inbox(b);
-    *nmessages = fits_int("bsp_qsize", "the message count", b->in_n - b->in_next);
+    *nmessages = fits_int("bsp_qsize", "the message count", b->in_left);
     if (accum_nbytes)
-        *accum_nbytes = fits_int("bsp_qsize", "the queued byte count", bspl_count_bytes(b));
+        *accum_nbytes = fits_int("bsp_qsize", "the queued byte count", b->in_bytes);
 }
 
 void sstep_oxbsp_get_tag(int *status, void *tag)
 {
     struct BSPlib *b = lib_or_die("bsp_get_tag");
     if (status == NULL) die("bsp_get_tag", "status is NULL");
-    bspl_inbox(b);
-    if (b->in_next >= b->in_n) {
+    size_t size;
+    if (!bspl_peek(b, &size)) {
         *status = -1;
         return;
     }
@@ -765,9 +765,8 @@ void sstep_oxbsp_move(void *payload, int reception_bytes)
 int sstep_oxbsp_hpmove(void **tag_ptr, void **payload_ptr)
 {
     struct BSPlib *b = lib_or_die("bsp_hpmove");
-    bspl_inbox(b);
-    if (b->in_next >= b->in_n) return -1;
-    const struct sstep_msg *m = &b->in_msgs[b->in_next];
-    fits_int("bsp_hpmove", "the payload size", m->size - b->in_hdr);
+    size_t size;
+    if (!bspl_peek(b, &size)) return -1;
+    fits_int("bsp_hpmove", "the payload size", size);
     return (int)(bsp_hpmove)(tag_ptr, payload_ptr);
 }

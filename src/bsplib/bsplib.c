@@ -209,9 +209,13 @@ bsplib_err_t bsplib_create(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, int safem
     b->names_cap = 64;
     b->names = malloc(b->names_cap * sizeof *b->names);
     b->unknown_rsize = malloc((size_t)nprocs * sizeof *b->unknown_rsize);
-    if (!b->names || !b->unknown_rsize) {
+    b->out = calloc(nprocs, sizeof *b->out);
+    b->out_list = malloc((size_t)nprocs * sizeof *b->out_list);
+    if (!b->names || !b->unknown_rsize || !b->out || !b->out_list) {
         free(b->names);
         free(b->unknown_rsize);
+        free(b->out);
+        free(b->out_list);
         free(b);
         return BSPLIB_ERR_OUT_OF_MEMORY;
     }
@@ -224,6 +228,8 @@ bsplib_err_t bsplib_create(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, int safem
     if (rc != LPF_SUCCESS || rs != LPF_SUCCESS) {
         free(b->names);
         free(b->unknown_rsize);
+        free(b->out);
+        free(b->out_list);
         free(b);
         return rc == LPF_ERR_OUT_OF_MEMORY ? BSPLIB_ERR_OUT_OF_MEMORY : BSPLIB_ERR_FATAL;
     }
@@ -247,6 +253,8 @@ void bspl_release(struct BSPlib *b)
     free(b->saved_msgs);
     free(b->saved_data);
     free(b->unknown_rsize);
+    free(b->out);
+    free(b->out_list);
     free(b);
 }
 
@@ -413,7 +421,7 @@ static void rollback(struct BSPlib *b)
     b->dirty = b->nhp != 0;
 }
 
-/* Copy the received messages out of the core (an extra sync follows). */
+/* Copy the received bundles out of the core (an extra sync follows). */
 static int save_inbox(struct BSPlib *b)
 {
     bspl_refresh_inbox(b);
@@ -427,12 +435,71 @@ static int save_inbox(struct BSPlib *b)
         memcpy(d + at, b->in_msgs[k].data, b->in_msgs[k].size);
         m[k].data = d + at;
         m[k].size = b->in_msgs[k].size;
-        at += b->in_msgs[k].size;
+        at += b->in_msgs[k].size;   /* bundle sizes are multiples of 8 */
     }
     b->saved_msgs = m;
     b->saved_data = d;
     b->in_msgs = m;
     return 0;   /* the view stays valid (in_stale == 0) until the next sync */
+}
+
+/* ------------------------------------------------------------------ */
+/* Message bundles                                                      */
+/* ------------------------------------------------------------------ */
+
+bsplib_err_t bspl_out_grow(struct BSPlib *b, lpf_pid_t pid, size_t need)
+{
+    struct bspl_out *o = &b->out[pid];
+    if (o->base) {
+        /* full: queue it, the next one twice as large (up to 1 MiB) */
+        if (sstep_send(b->ctx, pid, o->base, o->used) != LPF_SUCCESS) return BSPLIB_ERR_OUT_OF_MEMORY;
+        if (o->next_cap < ((size_t)1 << 20)) o->next_cap = o->cap * 2;
+    } else {
+        b->out_list[b->nout++] = pid;
+    }
+    size_t cap = o->next_cap < 512 ? 512 : o->next_cap;
+    if (cap < need + BSPL_BHDR) cap = need + BSPL_BHDR;
+    char *base = sstep_stage(b->ctx, cap);
+    if (!base) {
+        /* keep a valid (empty) bundle so that the sync can queue it */
+        o->cap = o->used = 0;
+        base = sstep_stage(b->ctx, BSPL_BHDR);
+        if (base) {
+            memset(base, 0, BSPL_BHDR);
+            o->base = base;
+            o->used = o->cap = BSPL_BHDR;
+        } else {
+            o->base = NULL;
+            for (size_t k = 0; k < b->nout; ++k)
+                if (b->out_list[k] == pid) b->out_list[k] = b->out_list[--b->nout];
+        }
+        return BSPLIB_ERR_OUT_OF_MEMORY;
+    }
+    struct bspl_bundle_hdr *h = (struct bspl_bundle_hdr *)(void *)base;
+    h->count = 0;
+    h->bytes = 0;
+    o->base = base;
+    o->used = BSPL_BHDR;
+    o->cap = cap;
+    if (o->next_cap < cap) o->next_cap = cap;
+    return BSPLIB_SUCCESS;
+}
+
+bsplib_err_t bspl_out_flush(struct BSPlib *b)
+{
+    bsplib_err_t e = BSPLIB_SUCCESS;
+    for (size_t k = 0; k < b->nout; ++k) {
+        struct bspl_out *o = &b->out[b->out_list[k]];
+        if (sstep_send(b->ctx, b->out_list[k], o->base, o->used) != LPF_SUCCESS)
+            e = BSPLIB_ERR_OUT_OF_MEMORY;
+        /* the next superstep's first bundle: about what this one needed */
+        size_t want = 2 * o->used;
+        o->next_cap = want > ((size_t)1 << 20) ? ((size_t)1 << 20) : want;
+        o->base = NULL;
+        o->used = o->cap = 0;
+    }
+    b->nout = 0;
+    return e;
 }
 
 bsplib_err_t bspl_sync_slow(struct BSPlib *b, int kind)
@@ -444,6 +511,7 @@ bsplib_err_t bspl_sync_slow(struct BSPlib *b, int kind)
         if (bspl_send(b, h->pid, h->tag, h->payload, h->size) != BSPLIB_SUCCESS) oom = 1;
     }
     b->nhp = 0;
+    if (b->nout && bspl_out_flush(b) != BSPLIB_SUCCESS) oom = 1;
 
     /* register capacity for after this sync, from values all processes
      * share when they agree (checked by this very sync) */
@@ -651,53 +719,49 @@ void bspl_refresh_inbox(struct BSPlib *b)
         b->saved_msgs = NULL;
         b->saved_data = NULL;
     }
+    size_t count = 0, bytes = 0;
+    for (size_t k = 0; k < n; ++k) {
+        const struct bspl_bundle_hdr *h = (const struct bspl_bundle_hdr *)(const void *)m[k].data;
+        count += (size_t)h->count;
+        bytes += (size_t)h->bytes;
+    }
     b->in_msgs = m;
     b->in_n = n;
-    b->in_next = 0;
-    b->in_hdr = (b->in_tag + 15) & ~(size_t)15;
-    b->in_bytes = SIZE_MAX;
+    b->in_ci = 0;
+    b->in_off = BSPL_BHDR;
+    b->in_left = count;
+    b->in_bytes = bytes;
+    b->in_tpad = (b->in_tag + 7) & ~(size_t)7;
     b->in_stale = 0;
-}
-
-size_t bspl_count_bytes(struct BSPlib *b)
-{
-    bspl_inbox(b);
-    if (b->in_bytes == SIZE_MAX) {
-        size_t s = 0;
-        for (size_t k = b->in_next; k < b->in_n; ++k) s += b->in_msgs[k].size - b->in_hdr;
-        b->in_bytes = s;
-    }
-    return b->in_bytes;
 }
 
 bsplib_err_t bsplib_qsize(bsplib_t b, size_t *nmessages, size_t *accum_bytes)
 {
     bspl_inbox(b);
-    if (nmessages) *nmessages = b->in_n - b->in_next;
-    if (accum_bytes) *accum_bytes = bspl_count_bytes(b);
+    if (nmessages) *nmessages = b->in_left;
+    if (accum_bytes) *accum_bytes = b->in_bytes;
     return BSPLIB_SUCCESS;
 }
 
 bsplib_err_t bsplib_get_tag(bsplib_t b, size_t *status, void *tag)
 {
-    bspl_inbox(b);
-    if (b->in_next >= b->in_n) {
+    size_t size;
+    const char *rec = bspl_peek(b, &size);
+    if (!rec) {
         if (status) *status = SIZE_MAX;
         return BSPLIB_SUCCESS;
     }
-    const struct sstep_msg *m = &b->in_msgs[b->in_next];
-    if (status) *status = m->size - b->in_hdr;
-    if (tag && b->in_tag) memcpy(tag, m->data, b->in_tag);
+    if (status) *status = size;
+    if (tag && b->in_tag) memcpy(tag, rec + 8, b->in_tag);
     return BSPLIB_SUCCESS;
 }
 
 bsplib_err_t bsplib_move(bsplib_t b, void *payload, size_t reception_bytes)
 {
-    bspl_inbox(b);
-    if (b->in_next >= b->in_n) return BSPLIB_ERR_EMPTY_MESSAGE_QUEUE;
+    size_t size;
+    if (!bspl_peek(b, &size)) return BSPLIB_ERR_EMPTY_MESSAGE_QUEUE;
     if (payload == NULL && reception_bytes > 0) return BSPLIB_ERR_NULL_POINTER;
     const char *t, *p;
-    size_t size;
     if (!bspl_pop_msg(b, &t, &p, &size)) return BSPLIB_ERR_EMPTY_MESSAGE_QUEUE;
     size_t n = size < reception_bytes ? size : reception_bytes;
     if (n) memcpy(payload, p, n);

@@ -53,6 +53,22 @@ struct bspl_hpmsg {
     lpf_pid_t pid;
 };
 
+/* Messages travel in bundles: one core message per destination and chunk,
+ * holding a header and records [uint64 payload size][tag, padded to 8]
+ * [payload, padded to 8]. Sending a message appends a record; the bundles
+ * are queued when full and at the sync. */
+struct bspl_bundle_hdr {
+    uint64_t count;          /* records */
+    uint64_t bytes;          /* payload bytes */
+};
+#define BSPL_BHDR ((size_t)sizeof(struct bspl_bundle_hdr))
+
+struct bspl_out {
+    char *base;              /* open bundle (NULL: none) */
+    size_t used, cap;
+    size_t next_cap;         /* size of the next bundle */
+};
+
 /* Why the last sync failed (for <bsp.h>'s messages). */
 struct bspl_mismatch {
     lpf_pid_t peer;          /* the process that differed (LPF_MAX_P: none) */
@@ -77,13 +93,20 @@ struct BSPlib {
     int safemode;
     int dirty;                       /* pushes, pops, tag change or hp sends pending */
 
-    /* ---- received messages (view of the core's inbox) ---- */
+    /* ---- messages being sent: one bundle per destination ---- */
+    struct bspl_out *out;            /* [nprocs] */
+    lpf_pid_t *out_list;             /* destinations with an open bundle */
+    size_t nout;
+
+    /* ---- received messages: the bundles of the core's inbox ---- */
     int in_stale;                    /* the view must be refreshed from the core */
-    const struct sstep_msg *in_msgs;
-    size_t in_n, in_next;
+    const struct sstep_msg *in_msgs; /* bundles */
+    size_t in_n;                     /* bundles */
+    size_t in_ci, in_off;            /* next record: bundle, offset in it */
+    size_t in_left;                  /* messages not yet moved */
+    size_t in_bytes;                 /* their payload bytes */
     size_t in_tag;                   /* tag size of the received messages */
-    size_t in_hdr;                   /* payload offset inside a message */
-    size_t in_bytes;                 /* payload bytes still queued (SIZE_MAX: not counted) */
+    size_t in_tpad;                  /* ... rounded up to 8 */
 
     /* ---- registrations ---- */
     uint32_t nregs_alloc;
@@ -133,9 +156,12 @@ BSPL_HIDDEN void bspl_release(struct BSPlib *b);
 /* was addr pushed in this superstep (not active yet)? */
 BSPL_HIDDEN int bspl_pending_push(const struct BSPlib *b, const void *addr);
 BSPL_HIDDEN void bspl_refresh_inbox(struct BSPlib *b);
-BSPL_HIDDEN size_t bspl_count_bytes(struct BSPlib *b);
 BSPL_HIDDEN bsplib_err_t bspl_hpsend_slow(struct BSPlib *b, lpf_pid_t pid,
         const void *tag, const void *payload, size_t size);
+/* queue the full bundle to pid (if any) and open one with room for `need` */
+BSPL_HIDDEN bsplib_err_t bspl_out_grow(struct BSPlib *b, lpf_pid_t pid, size_t need);
+/* queue every open bundle (before a sync) */
+BSPL_HIDDEN bsplib_err_t bspl_out_flush(struct BSPlib *b);
 
 /* The newest active registration of addr, or NULL. */
 static inline struct bspl_reg *bspl_lookup(struct BSPlib *b, const void *addr)
@@ -223,19 +249,27 @@ static inline bsplib_err_t bspl_get(struct BSPlib *b, lpf_pid_t pid, const void 
 static inline bsplib_err_t bspl_send(struct BSPlib *b, lpf_pid_t pid, const void *tag,
         const void *payload, size_t nbytes)
 {
-    size_t t = b->tag_cur;
+    const size_t t = b->tag_cur;
     if (BSPL_UNLIKELY((tag == NULL && t != 0) || (payload == NULL && nbytes != 0)))
         return BSPLIB_ERR_NULL_POINTER;
     if (BSPL_UNLIKELY(pid >= b->nprocs)) return BSPLIB_ERR_PID_OUT_OF_RANGE;
-    /* layout: tag, padding to 16 bytes, payload */
-    size_t hdr = (t + 15) & ~(size_t)15;
-    if (BSPL_UNLIKELY(nbytes > SIZE_MAX - hdr)) return BSPLIB_ERR_OUT_OF_MEMORY;
-    void *buf;
-    lpf_err_t rc = sstep_send_buf(b->ctx, pid, hdr + nbytes, &buf);
-    if (BSPL_UNLIKELY(rc != LPF_SUCCESS))
-        return rc == LPF_ERR_OUT_OF_MEMORY ? BSPLIB_ERR_OUT_OF_MEMORY : BSPLIB_ERR_FATAL;
-    if (t) memcpy(buf, tag, t);
-    bspl_copy((char *)buf + hdr, payload, nbytes);
+    const size_t tp = (t + 7) & ~(size_t)7;
+    if (BSPL_UNLIKELY(nbytes > SIZE_MAX / 2 - tp)) return BSPLIB_ERR_OUT_OF_MEMORY;
+    const size_t need = 8 + tp + ((nbytes + 7) & ~(size_t)7);
+    struct bspl_out *o = &b->out[pid];
+    if (BSPL_UNLIKELY(o->cap - o->used < need)) {
+        bsplib_err_t e = bspl_out_grow(b, pid, need);
+        if (BSPL_UNLIKELY(e != BSPLIB_SUCCESS)) return e;
+    }
+    char *rec = o->base + o->used;
+    const uint64_t sz = nbytes;
+    memcpy(rec, &sz, 8);
+    if (t) memcpy(rec + 8, tag, t);
+    bspl_copy(rec + 8 + tp, payload, nbytes);
+    o->used += need;
+    struct bspl_bundle_hdr *h = (struct bspl_bundle_hdr *)(void *)o->base;
+    h->count++;
+    h->bytes += nbytes;
     return BSPLIB_SUCCESS;
 }
 
@@ -249,6 +283,9 @@ static inline bsplib_err_t bspl_hpsend(struct BSPlib *b, lpf_pid_t pid, const vo
 /* bsplib_sync: a plain superstep end costs one sstep_sync_ext (check 0) */
 static inline bsplib_err_t bspl_sync(struct BSPlib *b)
 {
+    if (BSPL_LIKELY(!b->dirty)) {
+        if (b->nout && BSPL_UNLIKELY(bspl_out_flush(b) != BSPLIB_SUCCESS)) b->dirty = 1;
+    }
     if (BSPL_LIKELY(!b->dirty)) {
         struct sstep_sync_info info;
         info.check = 0;
@@ -273,18 +310,35 @@ static inline void bspl_inbox(struct BSPlib *b)
     if (BSPL_UNLIKELY(b->in_stale)) bspl_refresh_inbox(b);
 }
 
+/* The first queued message: its record (tag at +8, payload at +8+in_tpad)
+ * and payload size; NULL if the queue is empty. */
+static inline const char *bspl_peek(struct BSPlib *b, size_t *size)
+{
+    bspl_inbox(b);
+    if (BSPL_UNLIKELY(b->in_left == 0)) return NULL;
+    while (b->in_off >= b->in_msgs[b->in_ci].size) {
+        b->in_ci++;
+        b->in_off = BSPL_BHDR;
+    }
+    const char *rec = b->in_msgs[b->in_ci].data + b->in_off;
+    uint64_t sz;
+    memcpy(&sz, rec, 8);
+    *size = (size_t)sz;
+    return rec;
+}
+
 /* Dequeue the first message: pointers to its tag and payload, its size.
  * Returns 0 if the queue is empty. */
 static inline int bspl_pop_msg(struct BSPlib *b, const char **tag, const char **payload,
         size_t *size)
 {
-    bspl_inbox(b);
-    if (BSPL_UNLIKELY(b->in_next >= b->in_n)) return 0;
-    const struct sstep_msg *m = &b->in_msgs[b->in_next++];
-    *tag = m->data;
-    *payload = m->data + b->in_hdr;
-    *size = m->size - b->in_hdr;
-    if (b->in_bytes != SIZE_MAX) b->in_bytes -= *size;
+    const char *rec = bspl_peek(b, size);
+    if (BSPL_UNLIKELY(rec == NULL)) return 0;
+    *tag = rec + 8;
+    *payload = rec + 8 + b->in_tpad;
+    b->in_off += 8 + b->in_tpad + ((*size + 7) & ~(size_t)7);
+    b->in_left--;
+    b->in_bytes -= *size;
     return 1;
 }
 
