@@ -617,7 +617,9 @@ static inline const char *get_rec(const char *p, uint32_t *slot, size_t *off, si
     return p + LONG_REC;
 }
 
-/* Puts to q in issue order; adjacent puts into one slot are merged. */
+/* Puts to q in issue order; adjacent puts into one slot are merged into
+ * one record, and the data of puts whose sources are adjacent too is
+ * copied in one piece. */
 static char *enc_puts(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_t q, char *p)
 {
     const struct sstep_req *reqs = ctx->q.reqs;
@@ -625,36 +627,60 @@ static char *enc_puts(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_
     char *last = NULL;        /* compact record that may still grow */
     uint32_t lslot = 0, lsize = 0;
     size_t lend = 0;
+    char *pdst = NULL;        /* pending copy */
+    const char *psrc = NULL;
+    size_t plen = 0;
     for (uint32_t i = ctx->q.peers[q].head[SSTEP_PUT]; i != SSTEP_NIL; i = reqs[i].next) {
         const struct sstep_req *r = &reqs[i];
+        __builtin_prefetch(r + 8);
         const size_t n = r->size;
         if (SSTEP_LIKELY(n < big)) {
             if (last && r->slot == lslot && r->off == lend && lsize + n <= 0xffffu) {
                 lsize += (uint32_t)n;
                 lend += n;
-                uint32_t w1 = (lslot << 16) | lsize;
-                memcpy(last + 4, &w1, 4);
-            } else if (r->slot < 0x7fffu && n <= 0xffffu && r->off <= UINT32_MAX) {
-                uint64_t hw = (uint64_t)(uint32_t)r->off
-                    | ((uint64_t)((r->slot << 16) | (uint32_t)n) << 32);
-                memcpy(p, &hw, 8);
-                last = p;
-                lslot = r->slot;
-                lsize = (uint32_t)n;
-                lend = r->off + n;
-                p += 8;
             } else {
-                p = put_long(p, r->slot, r->off, n, 0);
-                last = NULL;
+                if (last) {
+                    uint32_t w1 = (lslot << 16) | lsize;
+                    memcpy(last + 4, &w1, 4);
+                }
+                if (r->slot < 0x7fffu && n <= 0xffffu && r->off <= UINT32_MAX) {
+                    uint64_t hw = (uint64_t)(uint32_t)r->off
+                        | ((uint64_t)((r->slot << 16) | (uint32_t)n) << 32);
+                    memcpy(p, &hw, 8);
+                    last = p;
+                    lslot = r->slot;
+                    lsize = (uint32_t)n;
+                    lend = r->off + n;
+                    p += 8;
+                } else {
+                    p = put_long(p, r->slot, r->off, n, 0);
+                    last = NULL;
+                }
             }
-            sstep_copy(p, r->local, n);
+            if (plen && psrc + plen == r->local && pdst + plen == p) {
+                plen += n;
+            } else {
+                if (plen) sstep_copy(pdst, psrc, plen);
+                pdst = p;
+                psrc = r->local;
+                plen = n;
+            }
             p += n;
         } else {
+            if (last) {
+                uint32_t w1 = (lslot << 16) | lsize;
+                memcpy(last + 4, &w1, 4);
+            }
             p = put_long(p, r->slot, r->off, n, REC_DIRECT);
             last = NULL;
             bigv_add(&g->bsend, r->local, n, q, T_PDATA);
         }
     }
+    if (last) {
+        uint32_t w1 = (lslot << 16) | lsize;
+        memcpy(last + 4, &w1, 4);
+    }
+    if (plen) sstep_copy(pdst, psrc, plen);
     return p;
 }
 
@@ -983,10 +1009,29 @@ static void apply_puts(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
     uint32_t cs = UINT32_MAX;
     char *cb = NULL;
     size_t cz = 0;
+    /* a few records ahead, prefetch the destination: scattered small puts
+     * are bound by the latency of their stores */
+    const char *la = p;
+    int ahead = 0;
     while (p < end) {
+        while (ahead < 8 && la < end) {
+            uint64_t hw;
+            memcpy(&hw, la, 8);
+            uint32_t w1 = (uint32_t)(hw >> 32);
+            if (SSTEP_LIKELY(!(w1 & REC_LONG))) {
+                if ((w1 >> 16) == cs && (uint32_t)hw < cz) __builtin_prefetch(cb + (uint32_t)hw, 1);
+                la += 8 + (w1 & 0xffffu);
+            } else {
+                uint64_t z;
+                memcpy(&z, la + 20, 8);
+                la += LONG_REC + (((uint32_t)hw & REC_DIRECT) ? 0 : (size_t)z);
+            }
+            ahead++;
+        }
         uint32_t slot, fl;
         size_t off, n;
         p = get_rec(p, &slot, &off, &n, &fl);
+        ahead--;
         if (SSTEP_UNLIKELY(slot != cs)) {
             if (slot >= a->size || a->e[slot].state != SSTEP_SLOT_GLOBAL)
                 range_error(ctx, 1, q, slot, off, n);
