@@ -252,6 +252,8 @@ void bspl_release(struct BSPlib *b)
     free(b->hpmsgs);
     free(b->saved_msgs);
     free(b->saved_data);
+    bspl_pstage_reset(b);
+    free(b->pstage);
     free(b->unknown_rsize);
     free(b->out);
     free(b->out_list);
@@ -444,6 +446,40 @@ static int save_inbox(struct BSPlib *b)
 }
 
 /* ------------------------------------------------------------------ */
+/* Staging of large puts                                                */
+/* ------------------------------------------------------------------ */
+
+char *bspl_pstage_grow(struct BSPlib *b, size_t size)
+{
+    size_t cap = b->pstage ? 2 * b->pstage->cap : ((size_t)1 << 20);
+    if (cap < size) cap = size;
+    if (cap > SIZE_MAX - sizeof(struct bspl_chunk) - 64) return NULL;
+    struct bspl_chunk *c = malloc(sizeof *c + cap);
+    if (!c) return NULL;
+    c->cap = cap;
+    c->next = b->pstage;
+    b->pstage = c;
+    b->pstage_used = (size + 63) & ~(size_t)63;
+    if (b->pstage_used > cap) b->pstage_used = cap;
+    return (char *)c->data;
+}
+
+void bspl_pstage_reset(struct BSPlib *b)
+{
+    /* keep the newest (largest) chunk for the next superstep */
+    if (b->pstage) {
+        struct bspl_chunk *c = b->pstage->next;
+        while (c) {
+            struct bspl_chunk *n = c->next;
+            free(c);
+            c = n;
+        }
+        b->pstage->next = NULL;
+    }
+    b->pstage_used = 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Message bundles                                                      */
 /* ------------------------------------------------------------------ */
 
@@ -526,6 +562,7 @@ bsplib_err_t bspl_sync_slow(struct BSPlib *b, int kind)
     struct sstep_sync_info info;
     info.check = make_check(b, kind);
     lpf_err_t rc = sstep_sync_ext(b->ctx, &info);
+    bspl_pstage_reset(b);
     if (rc != LPF_SUCCESS) {
         rollback(b);
         superstep_done(b);

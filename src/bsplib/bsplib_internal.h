@@ -69,6 +69,16 @@ struct bspl_out {
     size_t next_cap;         /* size of the next bundle */
 };
 
+/* Large puts are staged in layer memory that is reused every superstep (the
+ * core's staging alternates between two arenas; for big blocks the reuse
+ * keeps the copy in cache) and queued unbuffered from there. */
+#define BSPL_BIG_PUT ((size_t)4096)
+struct bspl_chunk {
+    struct bspl_chunk *next;
+    size_t cap;
+    max_align_t data[];
+};
+
 /* Why the last sync failed (for <bsp.h>'s messages). */
 struct bspl_mismatch {
     lpf_pid_t peer;          /* the process that differed (LPF_MAX_P: none) */
@@ -92,6 +102,10 @@ struct BSPlib {
     size_t hp_left;                  /* hp requests still allowed unbuffered */
     int safemode;
     int dirty;                       /* pushes, pops, tag change or hp sends pending */
+
+    /* ---- staging of large puts: reused every superstep (cache-warm) ---- */
+    struct bspl_chunk *pstage;       /* chunks, newest first */
+    size_t pstage_used;              /* bytes used in the newest chunk */
 
     /* ---- messages being sent: one bundle per destination ---- */
     struct bspl_out *out;            /* [nprocs] */
@@ -160,6 +174,10 @@ BSPL_HIDDEN bsplib_err_t bspl_hpsend_slow(struct BSPlib *b, lpf_pid_t pid,
         const void *tag, const void *payload, size_t size);
 /* queue the full bundle to pid (if any) and open one with room for `need` */
 BSPL_HIDDEN bsplib_err_t bspl_out_grow(struct BSPlib *b, lpf_pid_t pid, size_t need);
+/* staging of `size` bytes for a large put (NULL: out of memory) */
+BSPL_HIDDEN char *bspl_pstage_grow(struct BSPlib *b, size_t size);
+/* after a sync: the large puts' staging is free again */
+BSPL_HIDDEN void bspl_pstage_reset(struct BSPlib *b);
 /* queue every open bundle (before a sync) */
 BSPL_HIDDEN bsplib_err_t bspl_out_flush(struct BSPlib *b);
 
@@ -204,11 +222,26 @@ static inline bsplib_err_t bspl_put(struct BSPlib *b, lpf_pid_t pid, const void 
     struct bspl_reg *r;
     bsplib_err_t e = bspl_check(b, pid, src, dst, offset, nbytes, &r);
     if (BSPL_UNLIKELY(e != BSPLIB_SUCCESS)) return e;
-    void *buf;
-    lpf_err_t rc = sstep_put_buf(b->ctx, pid, r->h, offset, nbytes, &buf);
-    if (BSPL_UNLIKELY(rc != LPF_SUCCESS))
+    if (BSPL_UNLIKELY(nbytes >= BSPL_BIG_PUT)) {
+        struct bspl_chunk *c = b->pstage;
+        char *buf;
+        if (c && c->cap - b->pstage_used >= nbytes) {
+            buf = (char *)c->data + b->pstage_used;
+            b->pstage_used += (nbytes + 63) & ~(size_t)63;
+            if (b->pstage_used > c->cap) b->pstage_used = c->cap;
+        } else if ((buf = bspl_pstage_grow(b, nbytes)) == NULL) {
+            return BSPLIB_ERR_OUT_OF_MEMORY;
+        }
+        memcpy(buf, src, nbytes);
+        lpf_err_t rc = sstep_put_ptr(b->ctx, buf, pid, r->h, offset, nbytes);
+        if (BSPL_UNLIKELY(rc != 0 /* LPF_SUCCESS */))
+            return rc == LPF_ERR_OUT_OF_MEMORY ? BSPLIB_ERR_OUT_OF_MEMORY : BSPLIB_ERR_FATAL;
+        b->dirty = 1;   /* the staging is reset at the sync */
+        return BSPLIB_SUCCESS;
+    }
+    lpf_err_t rc = sstep_put_copy(b->ctx, src, pid, r->h, offset, nbytes);
+    if (BSPL_UNLIKELY(rc != 0 /* LPF_SUCCESS */))
         return rc == LPF_ERR_OUT_OF_MEMORY ? BSPLIB_ERR_OUT_OF_MEMORY : BSPLIB_ERR_FATAL;
-    bspl_copy(buf, src, nbytes);
     return BSPLIB_SUCCESS;
 }
 

@@ -475,9 +475,22 @@ lpf_err_t sstep_get_ptr(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
     return LPF_SUCCESS;
 }
 
+/* The staging arena holds byte-granular put data (see stage_bytes) besides
+ * aligned blocks: re-align its top before an aligned allocation. */
+static inline void arena_realign(struct sstep_arena *a)
+{
+    struct sstep_arena_block *b = a->head;
+    if (b) {
+        const size_t align = sizeof(max_align_t);
+        size_t at = (b->used + align - 1) & ~(align - 1);
+        b->used = at < b->cap ? at : b->cap;
+    }
+}
+
 void *sstep_stage(lpf_t c, size_t size)
 {
     struct sstep_ctx *ctx = ctx_of(c, "stage");
+    arena_realign(&ctx->arena[ctx->superstep & 1]);
     return sstep_arena_alloc(&ctx->arena[ctx->superstep & 1], size ? size : 1);
 }
 
@@ -500,9 +513,26 @@ static inline char *stage_inline(struct sstep_ctx *ctx, size_t size)
     const size_t align = sizeof(max_align_t);
     size_t need = (size + align - 1) & ~(align - 1);
     struct sstep_arena_block *b = a->head;
-    if (SSTEP_LIKELY(b && need >= size && need != 0 && b->cap - b->used >= need)) {
+    if (SSTEP_LIKELY(b != NULL)) {
+        size_t at = (b->used + align - 1) & ~(align - 1);
+        if (SSTEP_LIKELY(need >= size && need != 0 && at <= b->cap && b->cap - at >= need)) {
+            char *p = (char *)b->data + at;
+            b->used = at + need;
+            return p;
+        }
+    }
+    arena_realign(a);
+    return sstep_arena_alloc(a, size ? size : 1);
+}
+
+/* Staging for put data, byte-granular (a memcpy source needs no alignment)
+ * so that the data of consecutive puts lies back to back. */
+static inline char *stage_bytes(struct sstep_arena *a, size_t size)
+{
+    struct sstep_arena_block *b = a->head;
+    if (SSTEP_LIKELY(b && size && b->cap - b->used >= size)) {
         char *p = (char *)b->data + b->used;
-        b->used += need;
+        b->used += size;
         return p;
     }
     return sstep_arena_alloc(a, size ? size : 1);
@@ -511,7 +541,7 @@ static inline char *stage_inline(struct sstep_ctx *ctx, size_t size)
 /* Buffered put in one call (BSPlib's bsp_put): checks like sstep_put_ptr,
  * queues the put and returns in *buf staging memory of `size` bytes that
  * the caller fills before the next sync. */
-lpf_err_t sstep_put_buf(lpf_t c, lpf_pid_t dst_pid, lpf_memslot_t dst_slot,
+static inline lpf_err_t put_buf(lpf_t c, lpf_pid_t dst_pid, lpf_memslot_t dst_slot,
         size_t dst_off, size_t size, void **buf)
 {
     struct sstep_ctx *ctx = fast_ctx(c);
@@ -527,11 +557,49 @@ lpf_err_t sstep_put_buf(lpf_t c, lpf_pid_t dst_pid, lpf_memslot_t dst_slot,
         if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
         if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
     }
-    char *p = stage_inline(ctx, size);
+    struct sstep_arena *a = &ctx->arena[ctx->superstep & 1];
+    /* write combining: a put that continues this peer's last put (same
+     * slot, next offset) while its data continues the staged data just
+     * extends that request -- one request and one copy at the sync for a
+     * run of fine-grained puts */
+    struct sstep_peer_lists *pl = &ctx->q.peers[dst_pid];
+    const uint32_t last = pl->tail[SSTEP_PUT];
+    struct sstep_arena_block *top = a->head;
+    if (last != SSTEP_NIL && top != NULL) {
+        struct sstep_req *r = &ctx->q.reqs[last];
+        if (r->slot == idx && r->off + r->size == dst_off
+                && r->local + r->size == (char *)top->data + top->used
+                && top->cap - top->used >= size) {
+            char *p = (char *)top->data + top->used;
+            top->used += size;
+            r->size += size;
+            pl->bytes[SSTEP_PUT] += size;
+            *buf = p;
+            return LPF_SUCCESS;
+        }
+    }
+    char *p = stage_bytes(a, size);
     if (SSTEP_UNLIKELY(p == NULL)) return LPF_ERR_OUT_OF_MEMORY;
     enqueue(ctx, SSTEP_PUT, dst_pid, p, idx, dst_off, size);
     *buf = p;
     return LPF_SUCCESS;
+}
+
+lpf_err_t sstep_put_buf(lpf_t c, lpf_pid_t dst_pid, lpf_memslot_t dst_slot,
+        size_t dst_off, size_t size, void **buf)
+{
+    return put_buf(c, dst_pid, dst_slot, dst_off, size, buf);
+}
+
+/* sstep_put_buf and the copy of `size` bytes from src into the staging
+ * memory, in one call */
+lpf_err_t sstep_put_copy(lpf_t c, const void *src, lpf_pid_t dst_pid,
+        lpf_memslot_t dst_slot, size_t dst_off, size_t size)
+{
+    void *buf;
+    lpf_err_t rc = put_buf(c, dst_pid, dst_slot, dst_off, size, &buf);
+    if (SSTEP_LIKELY(rc == LPF_SUCCESS)) sstep_copy(buf, src, size);
+    return rc;
 }
 
 /* Buffered message in one call: queues a message of `size` bytes for

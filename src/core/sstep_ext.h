@@ -70,6 +70,12 @@ lpf_err_t sstep_send(lpf_t ctx, lpf_pid_t dst_pid, const void *msg, size_t size)
 lpf_err_t sstep_put_buf(lpf_t ctx, lpf_pid_t dst_pid, lpf_memslot_t dst_slot,
         size_t dst_off, size_t size, void **buf);
 
+/* sstep_put_buf plus the copy of `size` bytes from src, in one call. A put
+ * that continues the previous put to the same peer and slot (next offset)
+ * extends that request (write combining). */
+lpf_err_t sstep_put_copy(lpf_t ctx, const void *src, lpf_pid_t dst_pid,
+        lpf_memslot_t dst_slot, size_t dst_off, size_t size);
+
 /* Buffered message in one call (bsp_send): queues a message of `size` bytes
  * for dst_pid and returns in *buf its staging memory, to be filled before
  * the next sync. */
