@@ -7,7 +7,8 @@
  * the initiating process starts the siblings with sstep_exec_begin and
  * continues as pid 0; siblings enter a trampoline that calls the SPMD
  * function (or main(0, NULL)), join the run in their bsp_begin and leave
- * it in bsp_end by a longjmp back to the trampoline. Error codes of the
+ * it in bsp_end by unwinding back to the trampoline (destructors of C++
+ * locals run, as under MulticoreBSP's pthread_exit). Error codes of the
  * object become run-time errors: one line on stderr, and the whole program
  * exits with a non-zero status (lpf_abort).
  */
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <unwind.h>
 
 /* the default-flavour names must not be renamed in this file */
 #if defined(MCBSP_COMPATIBILITY_MODE)
@@ -257,6 +259,48 @@ static void join(void)
     frame_enter(f, "bsp_begin");
 }
 
+/*
+ * A sibling leaves its run in bsp_end the way pthread_exit leaves a thread:
+ * a forced unwind runs the cleanups (C++ destructors) of every frame between
+ * bsp_end and the trampoline, then a longjmp lands in the trampoline. The
+ * exception object lives in thread-local storage because cleanups reuse
+ * the stack below them. Without unwind information the unwinder gives up
+ * and we jump directly (locals of the SPMD function are then not destroyed).
+ */
+static _Thread_local struct exit_unwind {
+    struct _Unwind_Exception exc;
+    jmp_buf *jb;
+} exit_state;
+
+static _Unwind_Reason_Code exit_stop(int version, _Unwind_Action actions,
+        _Unwind_Exception_Class cls, struct _Unwind_Exception *exc,
+        struct _Unwind_Context *uctx, void *arg)
+{
+    (void)version; (void)cls; (void)exc;
+    struct exit_unwind *u = arg;
+    /* frames called by the trampoline have their CFA at or below its
+     * jmp_buf; the first frame above it is the trampoline itself */
+    if ((actions & _UA_END_OF_STACK) || _Unwind_GetCFA(uctx) > (_Unwind_Word)(uintptr_t)u->jb)
+        longjmp(*u->jb, 1);
+    return _URC_NO_REASON;
+}
+
+static void exit_cleanup(_Unwind_Reason_Code rc, struct _Unwind_Exception *exc)
+{
+    (void)rc; (void)exc;
+}
+
+static _Noreturn void leave_to_trampoline(jmp_buf *jb)
+{
+    struct exit_unwind *u = &exit_state;
+    memset(&u->exc, 0, sizeof u->exc);
+    memcpy(&u->exc.exception_class, "SSTPBSPE", sizeof u->exc.exception_class);
+    u->exc.exception_cleanup = exit_cleanup;
+    u->jb = jb;
+    _Unwind_ForcedUnwind(&u->exc, exit_stop, u);
+    longjmp(*jb, 1);
+}
+
 /* what a sibling runs: the SPMD function (or main) until bsp_end jumps back */
 static void trampoline(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args)
 {
@@ -377,7 +421,7 @@ void bsp_end(void)
     if (f->pid != 0) {
         jmp_buf *jb = f->exit_jb;
         free(f);
-        longjmp(*jb, 1);
+        leave_to_trampoline(jb);
     }
     lpf_err_t rc = sstep_exec_end(f->ctx);
     if (f->implicit_main) T.main_done = 1;

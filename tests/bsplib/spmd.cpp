@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 
 using bsptest::gather;
@@ -143,6 +144,31 @@ TEST(BspSpmd, TwoSuccessiveRuns)
     spmd18b();   // the init stays valid for another run
     EXPECT_EQ(2u, runs_a);
     EXPECT_EQ(6u, runs_b);
+}
+
+// bsp_end in a process other than 0 leaves the SPMD function like
+// pthread_exit: destructors of C++ locals still alive run (no leaks)
+std::atomic<unsigned> dtor_runs;
+struct CountsDestruction {
+    ~CountsDestruction() { dtor_runs++; }
+};
+void spmd_with_live_locals()
+{
+    CountsDestruction alive;
+    std::vector<uint64_t> heap(100, 1);   // a leak would be reported by ASan
+    bsp_begin(4);
+    std::vector<uint64_t> all = gather(heap[0]);
+    bsp_end();
+    EXPECT_EQ(4u, dtor_runs.load() + 1);   // pid 0's object is still alive here
+    EXPECT_EQ(4u, all[0] + all[1] + all[2] + all[3]);
+}
+
+TEST(BspSpmd, EndRunsDestructorsOfLocalsInOtherProcesses)
+{
+    dtor_runs = 0;
+    bsp_init(&spmd_with_live_locals, 0, nullptr);
+    spmd_with_live_locals();
+    EXPECT_EQ(4u, dtor_runs.load());
 }
 
 // item 21: bsp_time is positive and non-decreasing
