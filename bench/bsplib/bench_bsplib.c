@@ -29,24 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "../common/bench_baseline.h"
 
 static unsigned P = 2;
 static int quick;
@@ -55,58 +38,6 @@ static const char *only;
 static int want(const char *name)
 {
     return only == NULL || strcmp(only, name) == 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* memcpy baseline: P threads copying b bytes each, concurrently        */
-/* ------------------------------------------------------------------ */
-
-struct copier {
-    pthread_barrier_t *bar;
-    size_t bytes;
-    int reps;
-    double *t;
-};
-
-static void *copier_main(void *arg)
-{
-    struct copier *c = arg;
-    char *src = malloc(c->bytes), *dst = malloc(c->bytes);
-    memset(src, 1, c->bytes);
-    memset(dst, 2, c->bytes);
-    for (int r = -2; r < c->reps; ++r) {
-        pthread_barrier_wait(c->bar);
-        double t0 = now();
-        memcpy(dst, src, c->bytes);
-        if (r >= 0) c->t[r] = now() - t0;
-    }
-    free(src);
-    free(dst);
-    return NULL;
-}
-
-static double memcpy_time(unsigned np, size_t bytes, int reps)
-{
-    pthread_barrier_t bar;
-    pthread_barrier_init(&bar, NULL, np);
-    struct copier *c = calloc(np, sizeof *c);
-    pthread_t *th = calloc(np, sizeof *th);
-    for (unsigned i = 0; i < np; ++i) {
-        c[i] = (struct copier){ &bar, bytes, reps, calloc((size_t)reps, sizeof(double)) };
-        if (i) pthread_create(&th[i], NULL, copier_main, &c[i]);
-    }
-    copier_main(&c[0]);
-    for (unsigned i = 1; i < np; ++i) pthread_join(th[i], NULL);
-    double *t = calloc((size_t)reps, sizeof(double));
-    for (int r = 0; r < reps; ++r)
-        for (unsigned i = 0; i < np; ++i) if (c[i].t[r] > t[r]) t[r] = c[i].t[r];
-    double m = median(t, reps);
-    for (unsigned i = 0; i < np; ++i) free(c[i].t);
-    free(c);
-    free(th);
-    free(t);
-    pthread_barrier_destroy(&bar);
-    return m;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,85 @@
+/*
+ * Shared by bench_core and bench_bsplib: the clock, medians and the memcpy
+ * baseline (P threads each copying `bytes` concurrently) that library
+ * figures are compared with. Header-only, static functions.
+ */
+#ifndef SUPERSTEP_BENCH_BASELINE_H
+#define SUPERSTEP_BENCH_BASELINE_H
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* median seconds for P threads each copying `bytes` concurrently (the
+ * slowest thread of each round counts). Plain pthreads: OpenMP threads with
+ * OMP_WAIT_POLICY=active keep spinning after a region and would steal cores
+ * from the measurements that follow. */
+struct copier {
+    pthread_barrier_t *bar;
+    size_t bytes;
+    int reps;
+    double *t;   /* [reps] per thread */
+};
+
+static void *copier_main(void *arg)
+{
+    struct copier *c = arg;
+    char *src = malloc(c->bytes), *dst = malloc(c->bytes);
+    memset(src, 1, c->bytes);
+    memset(dst, 2, c->bytes);
+    for (int r = -2; r < c->reps; ++r) {
+        pthread_barrier_wait(c->bar);
+        double t0 = now();
+        memcpy(dst, src, c->bytes);
+        if (r >= 0) c->t[r] = now() - t0;
+    }
+    free(src);
+    free(dst);
+    return NULL;
+}
+
+static double memcpy_time(unsigned P, size_t bytes, int reps)
+{
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, P);
+    struct copier *c = calloc(P, sizeof *c);
+    pthread_t *th = calloc(P, sizeof *th);
+    for (unsigned i = 0; i < P; ++i) {
+        c[i] = (struct copier){ &bar, bytes, reps, calloc((size_t)reps, sizeof(double)) };
+        if (i) pthread_create(&th[i], NULL, copier_main, &c[i]);
+    }
+    copier_main(&c[0]);
+    for (unsigned i = 1; i < P; ++i) pthread_join(th[i], NULL);
+    double *t = calloc((size_t)reps, sizeof(double));
+    for (int r = 0; r < reps; ++r)
+        for (unsigned i = 0; i < P; ++i) if (c[i].t[r] > t[r]) t[r] = c[i].t[r];
+    double m = median(t, reps);
+    for (unsigned i = 0; i < P; ++i) free(c[i].t);
+    free(c);
+    free(th);
+    free(t);
+    pthread_barrier_destroy(&bar);
+    return m;
+}
+
+#endif
