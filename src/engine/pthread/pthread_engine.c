@@ -156,19 +156,27 @@ static void futex_wake_all(_Atomic uint32_t *addr)
  * Kernels without membarrier get the plain fence on the arrival side.
  * Waking when passing rather than when arriving means sleepers wake once,
  * when the barrier is complete, instead of at every arrival. */
-static int pt_membarrier_ok;
+static _Atomic int pt_membarrier_ok;
+
+/* Registration belongs to the address space: a child made by fork (e.g. a
+ * death test) starts unregistered and registers again. */
+static void pt_membarrier_register(void)
+{
+    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    int ok = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED)
+            && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    atomic_store_explicit(&pt_membarrier_ok, ok, memory_order_relaxed);
+}
 
 __attribute__((constructor)) static void pt_membarrier_init(void)
 {
-    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED)
-            && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-        pt_membarrier_ok = 1;
+    pt_membarrier_register();
+    pthread_atfork(NULL, NULL, pt_membarrier_register);
 }
 
 static inline void pt_publish_fence(void)
 {
-    if (pt_membarrier_ok)
+    if (atomic_load_explicit(&pt_membarrier_ok, memory_order_relaxed))
         atomic_signal_fence(memory_order_seq_cst);
     else
         atomic_thread_fence(memory_order_seq_cst);
@@ -177,8 +185,11 @@ static inline void pt_publish_fence(void)
 static inline void pt_sleeper_fence(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (pt_membarrier_ok)
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    if (atomic_load_explicit(&pt_membarrier_ok, memory_order_relaxed)
+            && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+        /* cannot happen once registered; if it does, arrivals fence from
+         * now on (a wake-up lost meanwhile costs one 10 ms re-check) */
+        atomic_store_explicit(&pt_membarrier_ok, 0, memory_order_relaxed);
 }
 
 static inline void pt_wake(struct pt_group *g)
