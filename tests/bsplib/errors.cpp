@@ -8,7 +8,7 @@
 //
 // The cases run as subprocesses, so the same table serves distributed
 // engines when SUPERSTEP_TEST_LAUNCHER names a launcher.
-#include "subprocess.hpp"
+#include "common/subprocess.hpp"
 
 #include <gtest/gtest.h>
 
@@ -200,7 +200,7 @@ std::string subst(std::string s, unsigned P)
     return s;
 }
 
-void check(const Case &c, unsigned P, const bsptest::Child &r)
+void check(const Case &c, unsigned P, const sstest::Child &r)
 {
     SCOPED_TRACE(std::string("case ") + c.name + " P=" + std::to_string(P) + "\nstdout:\n" + r.out
             + "\nstderr:\n" + r.err);
@@ -210,8 +210,8 @@ void check(const Case &c, unsigned P, const bsptest::Child &r)
     EXPECT_NE(0, r.code) << "exit status 0";
     EXPECT_EQ(6, r.code);
     EXPECT_EQ(std::string::npos, r.out.find("NOT DETECTED"));
-    const int lines = bsptest::count_lines_with(r.err, "superstep:");
-    if ((c.flags & MULTI) && bsptest::distributed_launcher()) {
+    const int lines = sstest::count_lines_with(r.err, "superstep:");
+    if ((c.flags & MULTI) && sstest::distributed_launcher()) {
         EXPECT_GE(lines, 1);
         EXPECT_LE(lines, static_cast<int>(P)) << "at most one message per process";
     } else {
@@ -233,7 +233,7 @@ TEST_P(BspError, OneLineAndNonZeroExit)
     const Case &c = *GetParam().c;
     const unsigned P = GetParam().P;
     const char *bin = (c.flags & OXFORD) ? BSP_MISUSE_OX_BIN : BSP_MISUSE_BIN;
-    check(c, P, bsptest::run_child({ bin, c.name, std::to_string(P) }, "", 60, {}, P));
+    check(c, P, sstest::run_child({ bin, c.name, std::to_string(P) }, "", 60, {}, P));
 }
 
 INSTANTIATE_TEST_SUITE_P(Case, BspError, ::testing::ValuesIn(params()),
@@ -249,7 +249,7 @@ INSTANTIATE_TEST_SUITE_P(Case, BspError, ::testing::ValuesIn(params()),
 TEST(BspErrorBig, OxfordQsizeOverflow)
 {
     if (std::getenv("SUPERSTEP_TEST_SKIP_BIG")) GTEST_SKIP() << "SUPERSTEP_TEST_SKIP_BIG set";
-    const bsptest::Child r = bsptest::run_child({ BSP_MISUSE_OX_BIN, "qsize_overflow", "1" }, "", 120);
+    const sstest::Child r = sstest::run_child({ BSP_MISUSE_OX_BIN, "qsize_overflow", "1" }, "", 120);
     if (r.out.find("SKIP") != std::string::npos) GTEST_SKIP() << "cannot map the source";
     static const Case c = { "qsize_overflow", { 1 },
         PROC("bsp_qsize") "the queued byte count 2400000000 does not fit in an int", OXFORD };

@@ -5,7 +5,7 @@
 //    C++ hello world);
 //  * BSPedupack-style programs in the Oxford flavour (item 87): inner
 //    product, LU decomposition, FFT, sparse matrix-vector multiplication.
-#include "subprocess.hpp"
+#include "common/subprocess.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,9 +16,9 @@
 
 namespace {
 
-using bsptest::Child;
-using bsptest::count_lines_with;
-using bsptest::run_child;
+using sstest::Child;
+using sstest::count_lines_with;
+using sstest::run_child;
 
 std::string P_env(unsigned P) { return "LPF_MAX_PROCS=" + std::to_string(P); }
 
@@ -69,7 +69,7 @@ TEST_P(BspProgram, ExampleHello)
 TEST_P(BspProgram, ExampleHelloCpp)
 {
     const unsigned P = GetParam();
-    if (bsptest::distributed_launcher())
+    if (sstest::distributed_launcher())
         GTEST_SKIP() << "mcbsp::BSP_program needs a shared-memory engine";
     Child r = run_child({ HELLO_BSP_CPP_BIN, std::to_string(P) }, "", 60, { P_env(16) }, P);
     expect_ok(r);

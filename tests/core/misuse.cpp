@@ -9,16 +9,9 @@
 // SUPERSTEP_TEST_LAUNCHER (e.g. "mpirun -np 2") to start them through a
 // launcher. A hang fails the case after a timeout.
 #include "lpf_test.hpp"
+#include "common/subprocess.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -29,98 +22,10 @@
 # error "LPF_MISUSE_BIN must name the lpf_misuse program"
 #endif
 
-extern char **environ;
-
 namespace {
 
-struct ChildResult {
-    bool started = false;
-    bool timed_out = false;
-    int status = 0;
-    std::string out, err;
-};
-
-std::vector<std::string> split(const std::string &s)
-{
-    std::istringstream in(s);
-    std::vector<std::string> words;
-    for (std::string w; in >> w;) words.push_back(w);
-    return words;
-}
-
-// Run argv (through the launcher, if any) and capture stdout and stderr;
-// kill the process group after timeout_s seconds.
-ChildResult run_child(std::vector<std::string> argv, int timeout_s)
-{
-    ChildResult r;
-    if (const char *l = std::getenv("SUPERSTEP_TEST_LAUNCHER")) {
-        std::vector<std::string> full = split(l);
-        full.insert(full.end(), argv.begin(), argv.end());
-        argv = full;
-    }
-    int outp[2], errp[2];
-    if (pipe2(outp, O_CLOEXEC) != 0) return r;
-    if (pipe2(errp, O_CLOEXEC) != 0) {
-        close(outp[0]);
-        close(outp[1]);
-        return r;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-    posix_spawnattr_t at;
-    posix_spawnattr_init(&at);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&at, 0);
-    std::vector<char *> cargv;
-    for (auto &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
-    cargv.push_back(nullptr);
-    pid_t pid = -1;
-    int rc = posix_spawnp(&pid, cargv[0], &fa, &at, cargv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    close(outp[1]);
-    close(errp[1]);
-    if (rc != 0) {
-        close(outp[0]);
-        close(errp[0]);
-        r.err = "posix_spawn failed";
-        return r;
-    }
-    r.started = true;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-    struct pollfd fds[2] = { { outp[0], POLLIN, 0 }, { errp[0], POLLIN, 0 } };
-    std::string *sinks[2] = { &r.out, &r.err };
-    int open_fds = 2;
-    while (open_fds > 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                deadline - std::chrono::steady_clock::now()).count();
-        if (left <= 0) {
-            r.timed_out = true;
-            kill(-pid, SIGKILL);
-            break;
-        }
-        int n = poll(fds, 2, int(left));
-        if (n < 0) continue;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            char buf[4096];
-            ssize_t got = read(fds[i].fd, buf, sizeof buf);
-            if (got > 0) {
-                sinks[i]->append(buf, size_t(got));
-            } else {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                open_fds--;
-            }
-        }
-    }
-    for (auto &f : fds)
-        if (f.fd >= 0) close(f.fd);
-    waitpid(pid, &r.status, 0);
-    return r;
-}
+using sstest::Child;
+using sstest::run_child;
 
 std::vector<std::string> lines_of(const std::string &s)
 {
@@ -227,14 +132,13 @@ TEST_P(Misuse, EndsWithStatus6AndOneLine)
     const Case &c = GetParam();
     if (c.pthread_only && !sstest::shared_memory_engine())
         GTEST_SKIP() << "uses lpf_pthread_initialize";
-    ChildResult r = run_child({ LPF_MISUSE_BIN, c.name }, 60);
+    Child r = run_child({ LPF_MISUSE_BIN, c.name }, "", 60);
     ASSERT_TRUE(r.started) << r.err;
     ASSERT_FALSE(r.timed_out) << "the program hung; stderr: " << r.err << " stdout: " << r.out;
     EXPECT_EQ(std::string::npos, r.out.find("NOT DETECTED")) << r.out;
     EXPECT_EQ(std::string::npos, r.out.find("lpf_abort returned")) << r.out;
-    ASSERT_TRUE(WIFEXITED(r.status)) << "ended by signal " << (WIFSIGNALED(r.status) ? WTERMSIG(r.status) : 0)
-                                     << "; stderr: " << r.err;
-    EXPECT_EQ(6, WEXITSTATUS(r.status)) << "stderr: " << r.err << " stdout: " << r.out;
+    ASSERT_TRUE(r.exited) << "ended by signal " << r.signal << "; stderr: " << r.err;
+    EXPECT_EQ(6, r.code) << "stderr: " << r.err << " stdout: " << r.out;
     // A launcher (mpirun) may add lines of its own: then only the library's
     // lines (prefix "superstep: ") are counted.
     const bool launcher = std::getenv("SUPERSTEP_TEST_LAUNCHER") != nullptr;
@@ -258,9 +162,9 @@ INSTANTIATE_TEST_SUITE_P(Case, Misuse, ::testing::ValuesIn(kCases),
 // Every case of the program has an expectation here, and vice versa.
 TEST(MisuseProgram, ListMatchesTable)
 {
-    ChildResult r = run_child({ LPF_MISUSE_BIN, "--list" }, 60);
+    Child r = run_child({ LPF_MISUSE_BIN, "--list" }, "", 60);
     ASSERT_TRUE(r.started);
-    ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.err;
+    ASSERT_TRUE(r.exited && r.code == 0) << r.err;
     std::set<std::string> listed, table;
     for (auto &l : lines_of(r.out)) listed.insert(l);
     for (const Case &c : kCases) table.insert(c.name);
@@ -269,9 +173,9 @@ TEST(MisuseProgram, ListMatchesTable)
 
 TEST(MisuseProgram, UnknownCase)
 {
-    ChildResult r = run_child({ LPF_MISUSE_BIN, "no_such_case" }, 60);
+    Child r = run_child({ LPF_MISUSE_BIN, "no_such_case" }, "", 60);
     ASSERT_TRUE(r.started);
-    EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2);
+    EXPECT_TRUE(r.exited && r.code == 2);
 }
 
 } // namespace

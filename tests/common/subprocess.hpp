@@ -1,5 +1,6 @@
-// Run a program as a subprocess (optionally through a launcher named by
-// SUPERSTEP_TEST_LAUNCHER, e.g. "mpirun -np 4", for distributed engines),
+// Shared by the test suites (core, BSPlib): run a program as a subprocess
+// (optionally through a launcher named by SUPERSTEP_TEST_LAUNCHER, e.g.
+// "bsprun --engine mpi -n {P}", for distributed engines),
 // feed it stdin, capture stdout and stderr, and kill its process group
 // after a timeout: a hang fails the test instead of stalling it.
 #pragma once
@@ -20,7 +21,7 @@
 
 extern char **environ;
 
-namespace bsptest {
+namespace sstest {
 
 struct Child {
     bool started = false;
@@ -193,4 +194,4 @@ inline int count_lines_with(const std::string &s, const std::string &needle)
     return n;
 }
 
-} // namespace bsptest
+} // namespace sstest
