@@ -583,8 +583,9 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
     lpf_pid_t started = 1;
     int err = 0;
     atomic_fetch_add_explicit(&live_procs, P - 1, memory_order_relaxed);
+    cpu_set_t cpus;
     for (lpf_pid_t s = 1; s < P; ++s) {
-        pt_pin_attr(&attr, pt_cpu_for(g->procs[s].ctx->cpu_lo));
+        if (pt_cpus_for(parent->cpu_lo, parent->cpu_span, P, s, &cpus)) pt_pin_attr(&attr, &cpus);
         err = pthread_create(&g->threads[s], &attr, pt_sibling_main, &g->procs[s]);
         if (err) break;
         started++;
@@ -599,8 +600,8 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
         return LPF_ERR_OUT_OF_MEMORY;
     }
     /* the caller runs pid 0 on the first CPU of the slice, until exec_end */
-    int cpu0 = pt_cpu_for(g->procs[0].ctx->cpu_lo);
-    g->pinned0 = cpu0 >= 0 && pt_pin_self(cpu0, &g->saved0) == 0;
+    g->pinned0 = pt_cpus_for(parent->cpu_lo, parent->cpu_span, P, 0, &cpus)
+            && pt_pin_self(&cpus, &g->saved0) == 0;
     atomic_store_explicit(&g->gate, 1, memory_order_release);
     *ctx0 = g->procs[0].ctx;
     return LPF_SUCCESS;
