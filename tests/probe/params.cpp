@@ -1,7 +1,7 @@
 // The parameters file: what `bspprobe --save` writes is what lpf_probe
-// returns. The file lives where SUPERSTEP_PARAMS points (CMake sets it for
-// this test; run by hand, the test sets it itself) and is written with the
-// probe's own writer before the first lpf_probe of the process.
+// returns. The file is SUPERSTEP_PARAMS (CMake sets it for this test; run by
+// hand, /tmp/superstep_probe_params) with the process id appended, written
+// with the probe's own writer before the first lpf_probe of the process.
 #include "probe_model.h"
 
 #include <lpf/core.h>
@@ -57,10 +57,11 @@ class ParamsFile : public ::testing::Environment {
 public:
     void SetUp() override
     {
-        if (params_path().empty()) {
-            static std::string mine = "/tmp/superstep_probe_params_" + std::to_string(getpid()) + ".txt";
-            setenv("SUPERSTEP_PARAMS", mine.c_str(), 1);
-        }
+        // one file per test process: ctest runs the tests of this program
+        // as concurrent processes, and each rewrites its file here
+        static std::string mine = (params_path().empty() ? std::string("/tmp/superstep_probe_params")
+                                                         : params_path()) + "." + std::to_string(getpid());
+        setenv("SUPERSTEP_PARAMS", mine.c_str(), 1);
         std::string path = params_path();
         // rows of another engine, a stale p = 2 row, junk: all must be ignored
         {
@@ -76,6 +77,7 @@ public:
         ASSERT_EQ(0, pm_save_params(path.c_str(), kRows.data() + 4, 2, "test p=4", err, sizeof err)) << err;
         ASSERT_EQ(0, pm_save_params(path.c_str(), kRows.data(), 4, "test p=2", err, sizeof err)) << err;
     }
+    void TearDown() override { std::remove(params_path().c_str()); }
 };
 
 const ::testing::Environment *const env = ::testing::AddGlobalTestEnvironment(new ParamsFile);
