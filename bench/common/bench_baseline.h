@@ -1,7 +1,8 @@
 /*
- * Shared by bench_core and bench_bsplib: the clock, medians and the memcpy
+ * Shared by the benchmarks: the clock, medians and the memcpy
  * baseline (P threads each copying `bytes` concurrently) that library
- * figures are compared with. Header-only, static functions.
+ * figures are compared with. Header-only (static inline: a benchmark uses
+ * what it needs).
  */
 #ifndef SUPERSTEP_BENCH_BASELINE_H
 #define SUPERSTEP_BENCH_BASELINE_H
@@ -11,20 +12,20 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
+static inline double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
+static inline int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+static inline double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -41,7 +42,7 @@ struct copier {
     double *t;   /* [reps] per thread */
 };
 
-static void *copier_main(void *arg)
+static inline void *copier_main(void *arg)
 {
     struct copier *c = arg;
     char *src = malloc(c->bytes), *dst = malloc(c->bytes);
@@ -58,7 +59,7 @@ static void *copier_main(void *arg)
     return NULL;
 }
 
-static double memcpy_time(unsigned P, size_t bytes, int reps)
+static inline double memcpy_time(unsigned P, size_t bytes, int reps)
 {
     pthread_barrier_t bar;
     pthread_barrier_init(&bar, NULL, P);

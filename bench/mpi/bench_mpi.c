@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/bench_baseline.h"
+
 struct opts {
     char only[64];
     int reps;
@@ -41,18 +43,6 @@ struct opts {
 static struct opts O = { "", 7 };
 
 static int want(const char *name) { return O.only[0] == '\0' || strcmp(O.only, name) == 0; }
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* the slowest process's time of a batch */
 static double tmax(double t)
