@@ -1538,6 +1538,22 @@ static lpf_err_t mp_exec_end(struct sstep_ctx *ctx0)
     return section_end(ctx0);
 }
 
+/* after the rehook exchange: the superstep counts, and spmd runs as a new
+ * section on a copy of the communicator */
+static lpf_err_t rehook_section(struct mpi_group *g, struct sstep_ctx *ctx,
+        lpf_spmd_t spmd, lpf_args_t args)
+{
+    g->episode++;
+    MPI_Comm child;
+    if (MPI_Comm_dup(g->comm, &child) != MPI_SUCCESS) {
+        ctx->failed = 1;
+        return LPF_ERR_FATAL;
+    }
+    lpf_err_t rc = mpi_run_section(child, NULL, g->pid, g->P, 1, 1, spmd, args);
+    MPI_Comm_free(&child);
+    return rc;
+}
+
 static lpf_err_t mp_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t args)
 {
     struct mpi_group *g = ctx->group;
@@ -1552,15 +1568,7 @@ static lpf_err_t mp_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t ar
             ctx->failed = 1;
             return LPF_ERR_FATAL;
         }
-        g->episode++;
-        MPI_Comm child;
-        if (MPI_Comm_dup(g->comm, &child) != MPI_SUCCESS) {
-            ctx->failed = 1;
-            return LPF_ERR_FATAL;
-        }
-        lpf_err_t rc = mpi_run_section(child, NULL, me, P, 1, 1, spmd, args);
-        MPI_Comm_free(&child);
-        return rc;
+        return rehook_section(g, ctx, spmd, args);
     }
     struct fhdr h;
     memset(&h, 0, sizeof h);
@@ -1580,15 +1588,7 @@ static lpf_err_t mp_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t ar
     }
     prepost_next(g, e);
     wait_all(g, &g->sfirst);
-    g->episode++;
-    MPI_Comm child;
-    if (MPI_Comm_dup(g->comm, &child) != MPI_SUCCESS) {
-        ctx->failed = 1;
-        return LPF_ERR_FATAL;
-    }
-    lpf_err_t rc = mpi_run_section(child, NULL, me, P, 1, 1, spmd, args);
-    MPI_Comm_free(&child);
-    return rc;
+    return rehook_section(g, ctx, spmd, args);
 }
 
 static lpf_err_t mp_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
