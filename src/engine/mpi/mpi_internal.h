@@ -1,7 +1,8 @@
 /*
  * The MPI engine: internal interfaces between its files.
  *
- *   mpi_engine.c   sections (groups), the sync, exec/hook/rehook, leaving
+ *   mpi_group.h    a section's state and the sync's wire format; the files
+ *                  that implement sections and the sync (listed there)
  *   mpi_boot.c     start-up (auto-initialisation, the service loop of ranks
  *                  other than 0), function-pointer translation, <lpf/mpi.h>
  *   mpi_tcp.c      the TCP meeting point of lpf_mpi_initialize_over_tcp
@@ -41,7 +42,7 @@ SSTEP_HIDDEN extern struct mpi_state sstep_mpi;
  * window: per process a 128-byte arrival line and, per destination and
  * episode parity, a mailbox of E bytes for its first messages. Syncs of
  * sections on that communicator then exchange their first messages through
- * shared memory (mpi_engine.c). */
+ * shared memory (mpi_exchange.c). */
 struct mpi_shm {
     MPI_Win win;
     lpf_pid_t P;
@@ -64,7 +65,7 @@ struct mpi_init {
     struct mpi_shm *shm; /* on-node fast path, or NULL */
 };
 
-/* mpi_engine.c */
+/* mpi_group.c, mpi_section.c */
 SSTEP_HIDDEN int mpi_oversubscribed(void);
 /* run spmd as process pid of a section of P processes on comm (every
  * process of the section calls this); returns the section's result */

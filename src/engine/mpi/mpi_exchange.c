@@ -1,0 +1,209 @@
+/*
+ * The MPI engine: waiting (spin, yield, nap), and the first-message exchange
+ * of a sync, by MPI messages or through shared memory on one node.
+ */
+#define _GNU_SOURCE
+#include "mpi_group.h"
+
+#include <sched.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------ */
+/* Waiting                                                              */
+/* ------------------------------------------------------------------ */
+
+uint64_t mpi_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+#define SPIN_NS 50000ull       /* spin this long when every process has a core */
+#define YIELD_NS 5000000ull    /* then yield the core this long */
+
+void mpi_wait_init(struct mpi_wait *w, long nap_max_ns)
+{
+    w->t0 = 0;
+    w->n = 0;
+    w->nap = 2000;
+    w->nap_max = nap_max_ns;
+}
+
+void mpi_wait_step(struct mpi_wait *w)
+{
+    int oversub = sstep_mpi.oversub;
+    if (++w->n < 64 && !oversub) return;
+    uint64_t t = mpi_now_ns();
+    if (!w->t0) { w->t0 = t; return; }
+    uint64_t d = t - w->t0;
+    if (!oversub && d < SPIN_NS) return;
+    if (d < YIELD_NS) { sched_yield(); return; }
+    struct timespec ts = { 0, w->nap };
+    nanosleep(&ts, NULL);
+    if (w->nap < w->nap_max) w->nap *= 2;
+}
+
+/* Wait for every request of v; meanwhile serve peers' direct gets (a peer
+ * blocked in bsp_direct_get on us must not wait for our next sync). */
+void mpi_wait_all(struct mpi_group *g, struct reqv *v)
+{
+    if (v->n == 0) return;
+    int flag = 0;
+    struct mpi_wait w;
+    mpi_wait_init(&w, NAP_SYNC_NS);
+    for (unsigned i = 1;; ++i) {
+        MPI_Testall((int)v->n, v->r, &flag, MPI_STATUSES_IGNORE);
+        if (flag) break;
+        if ((i & 15) == 0) mpi_serve_dgets(g);
+        mpi_wait_step(&w);
+    }
+    v->n = 0;
+}
+
+/* post transfers of n bytes in chunks of at most CHUNK (n may be 0: one
+ * empty message) */
+void mpi_post_send(struct reqv *v, const char *buf, size_t n, lpf_pid_t q, int tag, MPI_Comm c)
+{
+    do {
+        size_t len = n > CHUNK ? CHUNK : n;
+        MPI_Isend(buf, (int)len, MPI_BYTE, (int)q, tag, c, reqv_push(v));
+        buf += len;
+        n -= len;
+    } while (n > 0);
+}
+
+void mpi_post_recv(struct reqv *v, char *buf, size_t n, lpf_pid_t q, int tag, MPI_Comm c)
+{
+    do {
+        size_t len = n > CHUNK ? CHUNK : n;
+        MPI_Irecv(buf, (int)len, MPI_BYTE, (int)q, tag, c, reqv_push(v));
+        buf += len;
+        n -= len;
+    } while (n > 0);
+}
+
+/* Wait until every peer arrived at episode e; -1 if one left the section
+ * or does something else (a rehook while we sync, or the reverse). */
+int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook)
+{
+    const lpf_pid_t P = g->P, me = g->pid;
+    const int par = (int)(e & 1);
+    struct mpi_wait w;
+    mpi_wait_init(&w, NAP_SYNC_NS);
+    unsigned it = 0;
+    for (lpf_pid_t k = 1; k < P; ++k) {
+        lpf_pid_t q = me + k;
+        if (q >= P) q -= P;
+        _Atomic uint64_t *wp = &line_of(g, q)->word[par];
+        uint64_t v;
+        int st;
+        while ((st = word_state(v = atomic_load_explicit(wp, memory_order_acquire), g->gen, e)) == 0) {
+            if ((++it & 1023) == 0) mpi_serve_dgets(g);
+            mpi_wait_step(&w);
+        }
+        if (st != 1 || (v & W_REHOOK) != rehook) return -1;
+        g->wflags[q] = (unsigned char)(v & 0xff);
+    }
+    return 0;
+}
+
+/* All processes of the section together (the decision comes from the
+ * arrival lines everybody has read): a body window of at least `need`
+ * bytes per half. Bodies already laid out move over. */
+void mpi_grow_bodies(struct mpi_group *g, struct sstep_ctx *ctx, size_t need, int par)
+{
+    size_t cap = g->bcap * 2;
+    if (cap < need) cap = need;
+    if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
+    cap = (cap + 4095) & ~(size_t)4095;
+    char *base = NULL;
+    MPI_Win win;
+    if (MPI_Win_allocate_shared((MPI_Aint)(2 * cap), 64, MPI_INFO_NULL, g->comm, &base, &win)
+            != MPI_SUCCESS)
+        sstep_fatal(ctx, "lpf_sync", "out of memory (a %zu-byte shared body segment)", 2 * cap);
+    char **seg = malloc(g->P * sizeof *seg);
+    if (!seg) sstep_fatal(ctx, "lpf_sync", "out of memory");
+    for (lpf_pid_t q = 0; q < g->P; ++q) {
+        MPI_Aint sz;
+        int du;
+        MPI_Win_shared_query(win, (int)q, &sz, &du, &seg[q]);
+    }
+    char *half = seg[g->pid] + (size_t)par * cap;
+    char *old = g->has_bwin ? g->bseg[g->pid] + (size_t)par * g->bcap : NULL;
+    for (lpf_pid_t q = 0; q < g->P; ++q) {
+        if (!g->blen[q]) continue;
+        const char *from = g->bsrc[q] ? g->bsrc[q] : old + g->boff[q];
+        memcpy(half + g->boff[q], from, g->blen[q]);
+        g->bsrc[q] = NULL;
+    }
+    /* nobody reads a body before its owner moved it */
+    MPI_Barrier(g->comm);
+    if (g->has_bwin) MPI_Win_free(&g->bwin);
+    free(g->bseg);
+    g->bseg = seg;
+    g->bwin = win;
+    g->bcap = cap;
+    g->has_bwin = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The first-message exchange                                           */
+/* ------------------------------------------------------------------ */
+
+/* 0: header of q is the expected one; 1: q left or does something else */
+static int mpi_bad_header(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q, uint64_t e,
+        uint32_t rehook)
+{
+    const struct fhdr *h = (const struct fhdr *)first_buf(g, (int)(e & 1), q);
+    if (h->flags & H_GONE) return 1;
+    if (SSTEP_UNLIKELY(h->episode != e))
+        sstep_fatal(ctx, "lpf_sync", "protocol error: process %u is in exchange %llu, this "
+                "process in %llu", q, (unsigned long long)h->episode, (unsigned long long)e);
+    if ((h->flags & H_REHOOK) != rehook) return 1;
+    return 0;
+}
+
+/* Wait for the first message of every peer. Returns -1 as soon as a peer
+ * turns out to have left the section (or to be in a rehook while we sync,
+ * or the other way round): this exchange then fails on every process. */
+int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e, uint32_t rehook)
+{
+    const lpf_pid_t P = g->P, me = g->pid;
+    lpf_pid_t missing = 0;
+    for (lpf_pid_t q = 0; q < P; ++q) {
+        if (q == me) continue;
+        if (!g->got[q]) missing++;
+        else if (mpi_bad_header(g, ctx, q, e, rehook)) return -1;
+    }
+    if (!missing) return 0;
+    struct mpi_wait w;
+    mpi_wait_init(&w, NAP_SYNC_NS);
+    for (unsigned it = 1;; ++it) {
+        int n = 0;
+        MPI_Testsome((int)P, g->rfirst, &n, g->idx, MPI_STATUSES_IGNORE);
+        if (n == MPI_UNDEFINED) n = 0;
+        if (!n && (it & 15) == 0) mpi_serve_dgets(g);
+        /* mark every completed receive before judging any (the drain
+         * relies on got[] when this exchange fails) */
+        for (int i = 0; i < n; ++i) g->got[g->idx[i]] = 1;
+        for (int i = 0; i < n; ++i) {
+            missing--;
+            if (mpi_bad_header(g, ctx, (lpf_pid_t)g->idx[i], e, rehook)) return -1;
+        }
+        if (!missing) return 0;
+        if (!n) mpi_wait_step(&w);
+    }
+}
+
+/* After a successful exchange: post the receives of the next episode. */
+void mpi_prepost_next(struct mpi_group *g, uint64_t e)
+{
+    const int npar = (int)((e + 1) & 1);
+    for (lpf_pid_t q = 0; q < g->P; ++q) {
+        if (q == g->pid) continue;
+        g->got[q] = 0;
+        MPI_Irecv(first_buf(g, npar, q), (int)g->E, MPI_BYTE, (int)q, TAG(T_FIRST, npar),
+                g->comm, &g->rfirst[q]);
+    }
+}

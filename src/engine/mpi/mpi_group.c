@@ -1,0 +1,193 @@
+/*
+ * The MPI engine: a section's state (one group per section and process),
+ * and the shared-memory windows of communicators whose processes share a node.
+ */
+#define _GNU_SOURCE
+#include "mpi_group.h"
+
+static size_t direct_min_cached;
+
+static size_t direct_min(void)
+{
+    if (!direct_min_cached) {
+        size_t v = 16384;
+        const char *s = getenv("SUPERSTEP_MPI_DIRECT_MIN");
+        if (s && *s) {
+            char *end;
+            unsigned long long x = strtoull(s, &end, 10);
+            if (*end == '\0' && x >= 1) v = (size_t)x;
+        }
+        direct_min_cached = v;
+    }
+    return direct_min_cached;
+}
+
+int mpi_oversubscribed(void)
+{
+    return sstep_mpi.oversub;
+}
+
+void mpi_group_free(struct mpi_group *g)
+{
+    if (!g) return;
+    const lpf_pid_t P = g->P;
+    for (lpf_pid_t q = 0; q < P; ++q) {
+        if (g->out) free(g->out[q].p);
+        if (g->body[0]) free(g->body[0][q].p);
+        if (g->body[1]) free(g->body[1][q].p);
+        if (g->rin) free(g->rin[q].p);
+        if (g->rout) free(g->rout[q].p);
+        if (g->rsz) free(g->rsz[q].s);
+    }
+    free(g->firstmem);
+    free(g->rfirst);
+    free(g->got);
+    free(g->idx);
+    free(g->out);
+    free(g->osep);
+    free(g->gsmall);
+    free(g->body[0]);
+    free(g->body[1]);
+    free(g->hdr);
+    free(g->bodyp);
+    free(g->rin);
+    free(g->rout);
+    free(g->rsz);
+    free(g->wflags);
+    free(g->ehdr);
+    free(g->bseg);
+    free(g->boff);
+    free(g->blen);
+    free(g->bsrc);
+    free(g->regs);
+    free(g->sfirst.r);
+    free(g->rbody.r);
+    free(g->rget.r);
+    free(g->rmisc.r);
+    free(g->rdg.r);
+    free(g->bsend.e);
+    free(g->bget.e);
+    free(g->bput.e);
+    sstep_arena_free(&g->tmp);
+    sstep_arena_free(&g->rmsg[0]);
+    sstep_arena_free(&g->rmsg[1]);
+    free(g);
+}
+
+struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int oversub,
+        struct mpi_shm *shm)
+{
+    struct mpi_group *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->comm = comm;
+    g->P = P;
+    g->pid = pid;
+    g->oversub = oversub;
+    if (shm && shm->P != P) shm = NULL;
+    size_t E = (size_t)(256 * 1024) / P;
+    if (E > 8192) E = 8192;
+    if (E < 256) E = 256;
+    g->E = E & ~(size_t)63;
+    if (shm) {
+        g->shm = shm;
+        g->gen = ++shm->gen;
+        g->E = shm->E;
+    }
+    g->big = direct_min();
+    /* first-message receive buffers (message path only) */
+    g->firstmem = aligned_alloc(64, shm ? 64 : 2 * (size_t)P * g->E);
+    g->rfirst = malloc(P * sizeof *g->rfirst);
+    g->got = calloc(P, 1);
+    g->idx = malloc(P * sizeof *g->idx);
+    g->out = calloc(P, sizeof *g->out);
+    g->osep = calloc(P, sizeof *g->osep);
+    g->gsmall = calloc(P, sizeof *g->gsmall);
+    g->body[0] = calloc(P, sizeof(struct mbuf));
+    g->body[1] = calloc(P, sizeof(struct mbuf));
+    g->hdr = calloc(P, sizeof *g->hdr);
+    g->bodyp = calloc(P, sizeof *g->bodyp);
+    g->rin = calloc(P, sizeof *g->rin);
+    g->rout = calloc(P, sizeof *g->rout);
+    g->rsz = calloc(P, sizeof *g->rsz);
+    g->wflags = calloc(P, 1);
+    g->ehdr = calloc(P, sizeof *g->ehdr);
+    g->bseg = calloc(P, sizeof *g->bseg);
+    g->boff = calloc(P, sizeof *g->boff);
+    g->blen = calloc(P, sizeof *g->blen);
+    g->bsrc = calloc(P, sizeof *g->bsrc);
+    if (!g->wflags || !g->ehdr || !g->bseg || !g->boff || !g->blen || !g->bsrc || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
+            || !g->gsmall || !g->body[0] || !g->body[1] || !g->hdr || !g->bodyp
+            || !g->rin || !g->rout || !g->rsz) {
+        g->P = 0;
+        mpi_group_free(g);
+        return NULL;
+    }
+    for (lpf_pid_t q = 0; q < P; ++q) {
+        g->rfirst[q] = MPI_REQUEST_NULL;
+        if (q == pid || shm) continue;
+        MPI_Irecv(first_buf(g, 0, q), (int)g->E, MPI_BYTE, (int)q, TAG(T_FIRST, 0), comm,
+                &g->rfirst[q]);
+    }
+    return g;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared-memory windows                                                */
+/* ------------------------------------------------------------------ */
+
+struct mpi_shm *mpi_shm_create(MPI_Comm comm)
+{
+    int size = 1, rank = 0, local = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    const char *v = getenv("SUPERSTEP_MPI_SHM");
+    int ok = size > 1 && !(v && strcmp(v, "0") == 0);
+    MPI_Comm node;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    if (local != size) ok = 0;
+    /* every process must take the same decision */
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!ok) return NULL;
+    struct mpi_shm *shm = calloc(1, sizeof *shm);
+    char **seg = calloc((size_t)size, sizeof *seg);
+    /* mailboxes: 64 KiB for a few processes, shrinking as P grows */
+    size_t E = ((size_t)1 << 20) / (2 * (size_t)size);
+    if (E > 65536) E = 65536;
+    if (E < 4096) E = 4096;
+    char *base = NULL;
+    MPI_Win win;
+    int rc = MPI_Win_allocate_shared((MPI_Aint)(SHM_LINE + 2 * (size_t)size * E), 64,
+            MPI_INFO_NULL, comm, &base, &win);
+    int good = rc == MPI_SUCCESS && shm && seg;
+    MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, comm);
+    if (!good) {
+        if (rc == MPI_SUCCESS) MPI_Win_free(&win);
+        free(shm);
+        free(seg);
+        return NULL;
+    }
+    memset(base, 0, SHM_LINE);
+    for (int q = 0; q < size; ++q) {
+        MPI_Aint sz;
+        int du;
+        MPI_Win_shared_query(win, q, &sz, &du, &seg[q]);
+    }
+    shm->win = win;
+    shm->P = (lpf_pid_t)size;
+    shm->E = E;
+    shm->seg = seg;
+    /* nobody reads a line before its owner cleared it */
+    MPI_Barrier(comm);
+    return shm;
+}
+
+void mpi_shm_free(struct mpi_shm *shm)
+{
+    if (!shm) return;
+    MPI_Win_free(&shm->win);
+    free(shm->seg);
+    free(shm);
+}

@@ -1,0 +1,358 @@
+/*
+ * The MPI engine's sections: the state of one section (a group), the wire
+ * format of a sync, and the functions its files share.
+ *
+ *   mpi_group.c     a section's state; the shared-memory windows
+ *   mpi_exchange.c  waiting, the first-message exchange (MPI and on-node)
+ *   mpi_encode.c    what a process sends each peer at a sync
+ *   mpi_apply.c     applying what arrived: gets, messages, puts
+ *   mpi_sync.c      the sync itself (design in its head comment)
+ *   mpi_section.c   leaving a section, exec/hook/rehook, direct get, abort
+ */
+#ifndef SSTEP_MPI_GROUP_H
+#define SSTEP_MPI_GROUP_H
+
+#include "mpi_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Constants and wire format                                            */
+/* ------------------------------------------------------------------ */
+
+/* tags: kind + episode parity */
+enum { T_FIRST = 0, T_BODY = 2, T_GDATA = 4, T_PDATA = 6, T_MDATA = 8 };
+#define TAG(kind, par) ((kind) + (par))
+/* direct gets (bsp_direct_get), outside the superstep structure */
+enum { T_DGREQ = 20, T_DGREP = 21 };
+
+struct dgreq {
+    uint32_t slot;
+    uint32_t pad_;
+    uint64_t off;
+    uint64_t size;
+};
+
+#define CHUNK ((size_t)1 << 30)      /* MPI counts are int: larger transfers are split */
+
+#define H_GONE 1u        /* the sender left the section (check = supersteps done) */
+#define H_FAILED 2u      /* ... in the failure state */
+#define H_REHOOK 4u      /* this episode is a rehook, not a sync */
+#define H_SEPARATE 8u    /* the body follows as its own message */
+#define H_EMPTY 16u      /* no body at all */
+#define H_SHMBODY 32u    /* the body lies in the sender's shared body segment */
+
+struct fhdr {
+    uint64_t episode;
+    uint64_t check;       /* sync: agreement value; gone: supersteps completed */
+    uint32_t flags;
+    uint32_t nreg;        /* registration records (16 bytes each) */
+    uint32_t nget;        /* get records */
+    uint32_t nmsg;        /* message records */
+    uint64_t put_bytes;   /* sizes of the body's sections */
+    uint64_t get_bytes;
+    uint64_t msg_bytes;
+    uint64_t gsmall;      /* bytes of the sender's small gets from us (our reply) */
+    uint64_t body_off;    /* H_SHMBODY: offset of the body in the sender's segment half */
+};
+_Static_assert(sizeof(struct fhdr) == 72, "first-message header is 72 bytes");
+
+struct regrec {
+    uint32_t slot;
+    uint32_t pad_;
+    uint64_t size;
+};
+
+/* Request records (puts, gets): a compact 8-byte header
+ *     w0 = offset, w1 = slot << 16 | size          (bit 31 of w1 clear)
+ * for slot < 0x7fff, size <= 0xffff, offset < 2^32 with inline data, else a
+ * 28-byte long header
+ *     w0 = flags (bit 0: direct), w1 = 0x80000000, u32 slot, u64 off, u64 size.
+ * Messages come in runs of equal size: u32 count | MSG_RUN, u32 size, then
+ * the count payloads back to back; a direct message is u32 0x80000000 and
+ * its u64 size. */
+#define REC_LONG 0x80000000u
+#define REC_DIRECT 1u
+#define LONG_REC 28
+#define MSG_RUN 0x40000000u
+#define MSG_RUN_MAX 0x3fffffffu
+
+/* ------------------------------------------------------------------ */
+/* Small containers                                                     */
+/* ------------------------------------------------------------------ */
+
+struct mbuf {
+    char *p;
+    size_t cap;
+};
+
+/* make room for n bytes (contents are not kept) */
+static inline int mbuf_reserve(struct mbuf *b, size_t n)
+{
+    if (n <= b->cap) return 0;
+    size_t c = b->cap ? b->cap : 4096;
+    while (c < n) {
+        if (c > SIZE_MAX / 2) { c = n; break; }
+        c *= 2;
+    }
+    char *p = malloc(c);
+    if (!p) return -1;
+    free(b->p);
+    b->p = p;
+    b->cap = c;
+    return 0;
+}
+
+struct reqv {
+    MPI_Request *r;
+    size_t n, cap;
+};
+
+static inline MPI_Request *reqv_push(struct reqv *v)
+{
+    if (SSTEP_UNLIKELY(v->n == v->cap)) {
+        size_t c = v->cap ? v->cap * 2 : 64;
+        MPI_Request *r = realloc(v->r, c * sizeof *r);
+        if (!r) sstep_fatal(NULL, "lpf_sync", "out of memory (MPI request list)");
+        v->r = r;
+        v->cap = c;
+    }
+    return &v->r[v->n++];
+}
+
+/* one transfer straight from or into user memory */
+struct bigx {
+    char *ptr;
+    size_t size;
+    char *tmp;        /* scratch buffer when the destination overlaps another */
+    lpf_pid_t q;
+    int tag;
+};
+
+struct bigv {
+    struct bigx *e;
+    size_t n, cap;
+};
+
+static inline int bigv_reserve(struct bigv *v, size_t n)
+{
+    if (n <= v->cap) return 0;
+    size_t c = v->cap ? v->cap : 16;
+    while (c < n) c *= 2;
+    struct bigx *e = realloc(v->e, c * sizeof *e);
+    if (!e) return -1;
+    v->e = e;
+    v->cap = c;
+    return 0;
+}
+
+static inline void bigv_add(struct bigv *v, char *ptr, size_t size, lpf_pid_t q, int tag)
+{
+    if (SSTEP_UNLIKELY(v->n == v->cap) && bigv_reserve(v, v->n + 1))
+        sstep_fatal(NULL, "lpf_sync", "out of memory (transfer list)");
+    struct bigx *x = &v->e[v->n++];
+    x->ptr = ptr;
+    x->size = size;
+    x->tmp = NULL;
+    x->q = q;
+    x->tag = tag;
+}
+
+struct rsize {
+    size_t *s;
+    uint32_t n;
+};
+
+/* ------------------------------------------------------------------ */
+/* Groups: one per section and process                                  */
+/* ------------------------------------------------------------------ */
+
+struct mpi_group {
+    MPI_Comm comm;
+    lpf_pid_t P, pid;
+    uint64_t episode;          /* exchanges done (syncs and rehooks) */
+    size_t E;                  /* capacity of a first message */
+    size_t big;                /* requests of this size and more travel directly */
+    char *firstmem;            /* [2][P][E] first-message buffers */
+    MPI_Request *rfirst;       /* [P] outstanding first-message receives */
+    unsigned char *got;        /* [P] 1: rfirst[q] completed, not yet looked at */
+    int *idx;                  /* [P] */
+    struct mbuf *out;          /* [P] what we send q: header + body */
+    size_t *osep;              /* [P] body bytes sent separately to q (0: inline) */
+    size_t *gsmall;            /* [P] bytes of our small gets from q */
+    struct mbuf *body[2];      /* [2][P] bodies received separately */
+    const struct fhdr **hdr;   /* [P] headers of this episode */
+    const char **bodyp;        /* [P] bodies of this episode */
+    struct mbuf *rin;          /* [P] small get replies we receive */
+    struct mbuf *rout;         /* [P] small get replies we send */
+    struct rsize *rsz;         /* [P] sizes peers registered for global slots */
+    struct regrec *regs;       /* registrations that become active at this sync */
+    size_t regcap;
+    struct reqv sfirst;        /* our first-message sends */
+    struct reqv rbody;         /* separate bodies */
+    struct reqv rget;          /* get traffic that must end before puts apply */
+    struct reqv rmisc;         /* everything else */
+    struct reqv rdg;           /* replies to direct gets of peers */
+    struct bigv bsend;         /* our direct puts and messages, in order */
+    struct bigv bget;          /* our direct gets, in order */
+    struct bigv bput;          /* direct puts into our memory, in order */
+    struct sstep_arena tmp;    /* scratch of one sync */
+    struct sstep_arena rmsg[2];/* direct messages received, by parity */
+    int oversub;
+    struct mpi_shm *shm;       /* on-node fast path (NULL: first messages by MPI) */
+    uint64_t gen;              /* this section's number on shm */
+    unsigned char *wflags;     /* [P] flags of peers' arrival words */
+    struct fhdr *ehdr;         /* [P] headers standing for "nothing for you" */
+    /* bodies too large for a mailbox, on one node: a second shared window,
+     * two halves (episode parity) of bcap bytes per process, grown by all
+     * processes together when one needs more */
+    MPI_Win bwin;
+    int has_bwin;
+    char **bseg;               /* [P] */
+    size_t bcap;
+    size_t *boff, *blen;       /* [P] where our body to q lies, and its length */
+    char **bsrc;               /* [P] a body still in a private buffer (or NULL) */
+    struct sstep_ctx *ctx;     /* our context in this section */
+    struct mpi_group *outer;   /* enclosing section of this process */
+};
+
+static inline char *first_buf(struct mpi_group *g, int par, lpf_pid_t q)
+{
+    return g->firstmem + ((size_t)par * g->P + q) * g->E;
+}
+
+/* ------------------------------------------------------------------ */
+/* The on-node fast path: arrival words and mailboxes in shared memory   */
+/* ------------------------------------------------------------------ */
+
+/* Every process's segment starts with this line; its mailboxes follow.
+ * An arrival word is (section number << 40 | episode << 8 | flags); one per
+ * episode parity, so that a fast process's next arrival cannot hide what a
+ * slow one still has to read. Leaving ORs W_GONE into both words: a word
+ * still shows the last episode the process took part in, and the gone bit
+ * fails only waits for a later one. What a process left with is kept by
+ * section parity, as a fast peer may already have entered the next
+ * section (never the one after: that needs us). */
+#define SHM_LINE 128
+#define W_EMPTY 1u      /* nothing for anybody: skip my mailboxes */
+#define W_REHOOK 2u     /* this episode is a rehook */
+#define W_GONE 4u       /* left the section (final_* are valid) */
+
+struct shm_line {
+    _Atomic uint64_t word[2];
+    uint64_t check[2];
+    uint64_t final_steps[2];
+    uint32_t final_failed[2];
+    uint64_t need[2];        /* body-segment bytes this episode needs */
+};
+_Static_assert(sizeof(struct shm_line) <= SHM_LINE, "arrival line fits");
+
+static inline struct shm_line *line_of(const struct mpi_group *g, lpf_pid_t q)
+{
+    return (struct shm_line *)g->shm->seg[q];
+}
+
+/* first message from `from` to `to` for episodes of parity par */
+static inline char *mailbox(const struct mpi_group *g, lpf_pid_t from, lpf_pid_t to, int par)
+{
+    return g->shm->seg[from] + SHM_LINE + ((size_t)to * 2 + (size_t)par) * g->E;
+}
+
+static inline uint64_t mkword(uint64_t gen, uint64_t e, unsigned flags)
+{
+    return (gen & 0xffffffu) << 40 | (e & 0xffffffffu) << 8 | flags;
+}
+
+/* 0: not arrived at episode e of section gen yet; 1: arrived; 2: gone
+ * before e; 3: already in the next section */
+static inline int word_state(uint64_t w, uint64_t gen, uint64_t e)
+{
+    uint64_t wg = w >> 40;
+    if (wg != (gen & 0xffffffu)) return wg == ((gen + 1) & 0xffffffu) ? 3 : 0;
+    if (((w >> 8) & 0xffffffffu) == (e & 0xffffffffu)) return 1;
+    return (w & W_GONE) ? 2 : 0;
+}
+
+/* request records: write a long one, read either kind */
+static inline char *put_long(char *p, uint32_t slot, size_t off, size_t size, uint32_t flags)
+{
+    uint32_t w0 = flags, w1 = REC_LONG;
+    uint64_t o = off, z = size;
+    memcpy(p, &w0, 4);
+    memcpy(p + 4, &w1, 4);
+    memcpy(p + 8, &slot, 4);
+    memcpy(p + 12, &o, 8);
+    memcpy(p + 20, &z, 8);
+    return p + LONG_REC;
+}
+
+static inline const char *get_rec(const char *p, uint32_t *slot, size_t *off, size_t *size,
+        uint32_t *flags)
+{
+    uint64_t hw;
+    memcpy(&hw, p, 8);
+    uint32_t w0 = (uint32_t)hw, w1 = (uint32_t)(hw >> 32);
+    if (SSTEP_LIKELY(!(w1 & REC_LONG))) {
+        *slot = w1 >> 16;
+        *size = w1 & 0xffffu;
+        *off = w0;
+        *flags = 0;
+        return p + 8;
+    }
+    uint64_t o, z;
+    memcpy(slot, p + 8, 4);
+    memcpy(&o, p + 12, 8);
+    memcpy(&z, p + 20, 8);
+    *off = (size_t)o;
+    *size = (size_t)z;
+    *flags = w0;
+    return p + LONG_REC;
+}
+
+/* mpi_group.c */
+SSTEP_HIDDEN struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P,
+        int oversub, struct mpi_shm *shm);
+SSTEP_HIDDEN void mpi_group_free(struct mpi_group *g);
+
+/* mpi_exchange.c */
+#define NAP_SYNC_NS 200000L    /* waiting in a sync naps at most this long */
+SSTEP_HIDDEN uint64_t mpi_now_ns(void);
+SSTEP_HIDDEN void mpi_wait_all(struct mpi_group *g, struct reqv *v);
+SSTEP_HIDDEN void mpi_post_send(struct reqv *v, const char *buf, size_t n, lpf_pid_t q, int tag,
+        MPI_Comm c);
+SSTEP_HIDDEN void mpi_post_recv(struct reqv *v, char *buf, size_t n, lpf_pid_t q, int tag,
+        MPI_Comm c);
+SSTEP_HIDDEN int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook);
+SSTEP_HIDDEN void mpi_grow_bodies(struct mpi_group *g, struct sstep_ctx *ctx, size_t need, int par);
+SSTEP_HIDDEN int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e,
+        uint32_t rehook);
+SSTEP_HIDDEN void mpi_prepost_next(struct mpi_group *g, uint64_t e);
+
+/* mpi_encode.c */
+SSTEP_HIDDEN size_t mpi_out_bound(const struct mpi_group *g, const struct sstep_peer_lists *pl,
+        size_t nreg);
+SSTEP_HIDDEN size_t mpi_encode(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_t q,
+        uint64_t e, uint64_t check, size_t nreg, char *out);
+SSTEP_HIDDEN size_t mpi_collect_regs(struct mpi_group *g, const struct sstep_ctx *ctx);
+
+/* mpi_apply.c */
+SSTEP_HIDDEN void mpi_mark_overlaps(struct mpi_group *g, struct bigv *v);
+SSTEP_HIDDEN void mpi_serve_gets(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
+        const char *p, const char *end, size_t gsmall, int par);
+SSTEP_HIDDEN void mpi_take_msgs(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
+        const char *p, const char *end, int par);
+SSTEP_HIDDEN void mpi_apply_puts(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
+        const char *p, const char *end);
+SSTEP_HIDDEN void mpi_self_gets(struct sstep_ctx *ctx);
+SSTEP_HIDDEN void mpi_self_puts(struct sstep_ctx *ctx);
+SSTEP_HIDDEN void mpi_self_msgs(struct sstep_ctx *ctx);
+SSTEP_HIDDEN void mpi_scatter_gets(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q);
+
+/* mpi_sync.c */
+SSTEP_HIDDEN lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info);
+
+/* mpi_section.c */
+SSTEP_HIDDEN void mpi_serve_dgets(struct mpi_group *g);
+
+#endif

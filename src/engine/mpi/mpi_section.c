@@ -1,0 +1,365 @@
+/*
+ * The MPI engine: sections (entering, leaving, nesting), exec, hook and
+ * rehook, direct gets, abort; the engine's table of operations.
+ */
+#define _GNU_SOURCE
+#include "mpi_group.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct mpi_group *top_section;   /* innermost section of this process */
+
+int mpi_sections_active(void)
+{
+    return top_section != NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Leaving a section                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Tell every peer we left, then receive from every peer until its own
+ * "gone". Returns the section's result as every process sees it. */
+static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
+{
+    const lpf_pid_t P = g->P, me = g->pid;
+    const uint64_t e = g->episode;
+    const int par = (int)(e & 1);
+    lpf_err_t rc = ctx->failed ? LPF_ERR_FATAL : LPF_SUCCESS;
+    if (P == 1) return rc;
+    if (g->shm) {
+        struct shm_line *ml = line_of(g, me);
+        const int gp = (int)(g->gen & 1);
+        ml->final_steps[gp] = ctx->superstep;
+        ml->final_failed[gp] = ctx->failed ? 1u : 0u;
+        /* a word of this section (the very first sync may not have
+         * happened: then it still belongs to an older one) */
+        for (int k = 0; k < 2; ++k) {
+            uint64_t old = atomic_load_explicit(&ml->word[k], memory_order_relaxed);
+            uint64_t nw = (old >> 40) == (g->gen & 0xffffffu) ? old | W_GONE
+                                                             : mkword(g->gen, UINT64_MAX, W_GONE);
+            atomic_store_explicit(&ml->word[k], nw, memory_order_release);
+        }
+        struct mpi_wait w;
+        mpi_wait_init(&w, NAP_SYNC_NS);
+        unsigned it = 0;
+        const uint64_t mine_gen = g->gen & 0xffffffu;
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            if (q == me) continue;
+            const struct shm_line *l = line_of(g, q);
+            for (;;) {
+                uint64_t v = atomic_load_explicit(&l->word[0], memory_order_acquire);
+                uint64_t vg = v >> 40;
+                if ((vg == mine_gen && (v & W_GONE)) || vg == ((g->gen + 1) & 0xffffffu)) break;
+                if ((++it & 255) == 0) mpi_serve_dgets(g);
+                mpi_wait_step(&w);
+            }
+            if (l->final_failed[gp] || l->final_steps[gp] != ctx->superstep) rc = LPF_ERR_FATAL;
+        }
+        mpi_serve_dgets(g);
+        mpi_wait_all(g, &g->rdg);
+        return rc;
+    }
+    struct fhdr gone;
+    memset(&gone, 0, sizeof gone);
+    gone.episode = e;
+    gone.check = ctx->superstep;
+    gone.flags = H_GONE | H_EMPTY | (ctx->failed ? H_FAILED : 0);
+    for (lpf_pid_t k = 1; k < P; ++k) {
+        lpf_pid_t q = me + k;
+        if (q >= P) q -= P;
+        MPI_Isend(&gone, sizeof gone, MPI_BYTE, (int)q, TAG(T_FIRST, par), g->comm,
+                reqv_push(&g->sfirst));
+    }
+    lpf_pid_t left = P - 1;
+    struct mpi_wait w;
+    mpi_wait_init(&w, NAP_SYNC_NS);
+    for (;;) {
+        int progress = 0;
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            if (q == me || g->got[q] != 1) continue;
+            const struct fhdr *h = (const struct fhdr *)first_buf(g, par, q);
+            progress = 1;
+            if (h->flags & H_GONE) {
+                g->got[q] = 2;
+                left--;
+                if ((h->flags & H_FAILED) || h->check != ctx->superstep) rc = LPF_ERR_FATAL;
+            } else {
+                /* its message of the exchange we did not complete: drop it */
+                g->got[q] = 0;
+                MPI_Irecv(first_buf(g, par, q), (int)g->E, MPI_BYTE, (int)q, TAG(T_FIRST, par),
+                        g->comm, &g->rfirst[q]);
+            }
+        }
+        if (!left) break;
+        int n = 0;
+        MPI_Testsome((int)P, g->rfirst, &n, g->idx, MPI_STATUSES_IGNORE);
+        if (n == MPI_UNDEFINED) n = 0;
+        for (int i = 0; i < n; ++i) g->got[g->idx[i]] = 1;
+        if (!n) mpi_serve_dgets(g);
+        if (!n && !progress) mpi_wait_step(&w);
+    }
+    /* direct gets a peer sent before its "gone" have arrived by now */
+    mpi_serve_dgets(g);
+    mpi_wait_all(g, &g->sfirst);
+    mpi_wait_all(g, &g->rdg);
+    return rc;
+}
+
+static void push_section(struct mpi_group *g, struct sstep_ctx *ctx)
+{
+    g->ctx = ctx;
+    g->outer = top_section;
+    top_section = g;
+}
+
+static void pop_section(struct mpi_group *g)
+{
+    if (top_section == g) top_section = g->outer;
+}
+
+/* pid leaves: drain, release group and context */
+static lpf_err_t section_end(struct sstep_ctx *ctx)
+{
+    struct mpi_group *g = ctx->group;
+    lpf_err_t rc = leave(g, ctx);
+    pop_section(g);
+    if (g->has_bwin) MPI_Win_free(&g->bwin);   /* every process gets here */
+    mpi_group_free(g);
+    sstep_ctx_destroy(ctx);
+    return rc;
+}
+
+/* The program exits inside sections: leave them (in the failure state),
+ * so that peers' syncs fail instead of waiting for us. */
+void mpi_leave_all_sections(void)
+{
+    while (top_section) {
+        struct mpi_group *g = top_section;
+        top_section = g->outer;
+        g->ctx->failed = 1;
+        (void)leave(g, g->ctx);
+    }
+}
+
+lpf_err_t mpi_run_section(MPI_Comm comm, struct mpi_shm *shm, lpf_pid_t pid, lpf_pid_t P,
+        lpf_pid_t free_p, int in_hook, lpf_spmd_t spmd, lpf_args_t args)
+{
+    struct mpi_group *g = mpi_group_new(comm, pid, P, sstep_mpi.oversub, shm);
+    struct sstep_ctx *ctx = g ? sstep_ctx_create(pid, P, &sstep_mpi_engine, g) : NULL;
+    if (!ctx)
+        sstep_fatal(NULL, in_hook ? "lpf_hook" : "lpf_exec",
+                "process %u: out of memory starting a section of %u processes", pid, P);
+    ctx->free_p = free_p;
+    ctx->in_hook = in_hook;
+    push_section(g, ctx);
+    spmd(ctx, pid, P, args);
+    return section_end(ctx);
+}
+
+/* ------------------------------------------------------------------ */
+/* exec, rehook, hook                                                   */
+/* ------------------------------------------------------------------ */
+
+static lpf_err_t mp_exec_begin(struct sstep_ctx *parent, lpf_pid_t P, lpf_spmd_t spmd,
+        lpf_args_t args, struct sstep_ctx **ctx0)
+{
+    /* Only the master's root context spans ranks; a nested section runs on
+     * threads inside this rank. */
+    if (!sstep_mpi.master || parent != sstep_root_ctx() || P <= 1 || top_section
+            || (int)P > sstep_mpi.size)
+        return sstep_pthread_engine.exec_begin(parent, P, spmd, args, ctx0);
+    lpf_pid_t F = parent->free_p;
+    if (mpi_send_exec(P, F, spmd, args)) return LPF_ERR_FATAL;
+    MPI_Comm comm = mpi_section_comm(P);
+    struct mpi_group *g = mpi_group_new(comm, 0, P, sstep_mpi.oversub, mpi_section_shm(P));
+    struct sstep_ctx *ctx = g ? sstep_ctx_create(0, P, &sstep_mpi_engine, g) : NULL;
+    if (!ctx) sstep_fatal(parent, "lpf_exec", "out of memory starting a section of %u processes", P);
+    ctx->free_p = F >= P ? sstep_share(F, P, 0) : 1;
+    push_section(g, ctx);
+    *ctx0 = ctx;
+    return LPF_SUCCESS;
+}
+
+static lpf_err_t mp_exec_end(struct sstep_ctx *ctx0)
+{
+    return section_end(ctx0);
+}
+
+/* after the rehook exchange: the superstep counts, and spmd runs as a new
+ * section on a copy of the communicator */
+static lpf_err_t rehook_section(struct mpi_group *g, struct sstep_ctx *ctx,
+        lpf_spmd_t spmd, lpf_args_t args)
+{
+    g->episode++;
+    MPI_Comm child;
+    if (MPI_Comm_dup(g->comm, &child) != MPI_SUCCESS) {
+        ctx->failed = 1;
+        return LPF_ERR_FATAL;
+    }
+    lpf_err_t rc = mpi_run_section(child, NULL, g->pid, g->P, 1, 1, spmd, args);
+    MPI_Comm_free(&child);
+    return rc;
+}
+
+static lpf_err_t mp_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t args)
+{
+    struct mpi_group *g = ctx->group;
+    const lpf_pid_t P = g->P, me = g->pid;
+    const uint64_t e = g->episode;
+    const int par = (int)(e & 1);
+    /* every process must be rehooking: one header-only exchange */
+    if (g->shm) {
+        atomic_store_explicit(&line_of(g, me)->word[par], mkword(g->gen, e, W_EMPTY | W_REHOOK),
+                memory_order_release);
+        if (mpi_node_wait_first(g, e, W_REHOOK)) {
+            ctx->failed = 1;
+            return LPF_ERR_FATAL;
+        }
+        return rehook_section(g, ctx, spmd, args);
+    }
+    struct fhdr h;
+    memset(&h, 0, sizeof h);
+    h.episode = e;
+    h.flags = H_REHOOK | H_EMPTY;
+    for (lpf_pid_t k = 1; k < P; ++k) {
+        lpf_pid_t q = me + k;
+        if (q >= P) q -= P;
+        MPI_Isend(&h, sizeof h, MPI_BYTE, (int)q, TAG(T_FIRST, par), g->comm,
+                reqv_push(&g->sfirst));
+    }
+    if (mpi_wait_first(g, ctx, e, H_REHOOK)) {
+        /* our header must leave before the stack variable goes */
+        ctx->failed = 1;
+        mpi_wait_all(g, &g->sfirst);
+        return LPF_ERR_FATAL;
+    }
+    mpi_prepost_next(g, e);
+    mpi_wait_all(g, &g->sfirst);
+    return rehook_section(g, ctx, spmd, args);
+}
+
+static lpf_err_t mp_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
+{
+    struct mpi_init *x = init;
+    if (x->nprocs == 1) {
+        struct sstep_ctx *ctx = sstep_ctx_create(0, 1, &sstep_mpi_engine, NULL);
+        if (!ctx) return LPF_ERR_OUT_OF_MEMORY;
+        ctx->in_hook = 1;
+        spmd(ctx, 0, 1, args);
+        lpf_err_t rc = ctx->failed ? LPF_ERR_FATAL : LPF_SUCCESS;
+        sstep_ctx_destroy(ctx);
+        return rc;
+    }
+    int oversub = sstep_mpi.oversub;
+    sstep_mpi.oversub = x->oversub;
+    lpf_err_t rc = mpi_run_section(x->comm, x->shm, x->pid, x->nprocs, 1, 1, spmd, args);
+    sstep_mpi.oversub = oversub;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* direct get, remote size, abort, machine                              */
+/* ------------------------------------------------------------------ */
+
+/* Serve the direct gets peers sent us: read our memory now and send it
+ * (bounds are checked here, at the owner). */
+void mpi_serve_dgets(struct mpi_group *g)
+{
+    for (;;) {
+        int flag = 0;
+        MPI_Message m;
+        MPI_Status st;
+        MPI_Improbe(MPI_ANY_SOURCE, T_DGREQ, g->comm, &flag, &m, &st);
+        if (!flag) break;
+        struct dgreq r;
+        MPI_Mrecv(&r, sizeof r, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+        lpf_pid_t q = (lpf_pid_t)st.MPI_SOURCE;
+        char *from = sstep_resolve_global(g->ctx, r.slot, (size_t)r.off, (size_t)r.size);
+        if (!from)
+            sstep_remote_range_error(g->ctx, "bsp_direct_get", q, r.slot, (size_t)r.off,
+                    (size_t)r.size);
+        mpi_post_send(&g->rdg, from, (size_t)r.size, q, T_DGREP, g->comm);
+    }
+    if (g->rdg.n) {
+        int done = 0;
+        MPI_Testall((int)g->rdg.n, g->rdg.r, &done, MPI_STATUSES_IGNORE);
+        if (done) g->rdg.n = 0;
+    }
+}
+
+/* bsp_direct_get: ask the owner, which answers from its wait loops (its
+ * next sync at the latest); serve others' requests while waiting. */
+static lpf_err_t mp_direct_get(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot,
+        size_t off, void *dst, size_t size)
+{
+    struct mpi_group *g = ctx->group;
+    if (pid == ctx->pid || !g) {
+        char *from = sstep_resolve_global(ctx, slot, off, size);
+        if (!from) sstep_remote_range_error(ctx, "bsp_direct_get", ctx->pid, slot, off, size);
+        memmove(dst, from, size);
+        return LPF_SUCCESS;
+    }
+    struct reqv v = { NULL, 0, 0 };
+    mpi_post_recv(&v, dst, size, pid, T_DGREP, g->comm);
+    struct dgreq r = { slot, 0, off, size };
+    MPI_Send(&r, sizeof r, MPI_BYTE, (int)pid, T_DGREQ, g->comm);
+    int flag = 0;
+    struct mpi_wait w;
+    mpi_wait_init(&w, NAP_SYNC_NS);
+    for (;;) {
+        MPI_Testall((int)v.n, v.r, &flag, MPI_STATUSES_IGNORE);
+        if (flag) break;
+        mpi_serve_dgets(g);
+        mpi_wait_step(&w);
+    }
+    free(v.r);
+    return LPF_SUCCESS;
+}
+
+static size_t mp_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot)
+{
+    struct mpi_group *g = ctx->group;
+    if (!g || pid >= g->P) return SIZE_MAX;
+    const struct rsize *r = &g->rsz[pid];
+    return slot < r->n ? r->s[slot] : SIZE_MAX;
+}
+
+static void mp_abort(struct sstep_ctx *ctx, int status)
+{
+    (void)ctx;
+    fflush(stdout);
+    fflush(stderr);
+    int inited = 0, fin = 0;
+    MPI_Initialized(&inited);
+    if (inited) MPI_Finalized(&fin);
+    if (inited && !fin) {
+        /* give the launcher a moment to forward what this process printed
+         * (the message saying why) before it tears the job down */
+        struct timespec ts = { 0, 100000000 };
+        nanosleep(&ts, NULL);
+        MPI_Abort(MPI_COMM_WORLD, status);
+    }
+    _exit(status);
+}
+
+static lpf_pid_t mp_machine_p(void)
+{
+    if (sstep_mpi.started && sstep_mpi.size > 0) return (lpf_pid_t)sstep_mpi.size;
+    return sstep_machine_p();
+}
+
+const struct sstep_engine sstep_mpi_engine = {
+    .name = "mpi",
+    .machine_p = mp_machine_p,
+    .hook = mp_hook,
+    .exec_begin = mp_exec_begin,
+    .exec_end = mp_exec_end,
+    .rehook = mp_rehook,
+    .sync = mpi_sync,
+    .direct_get = mp_direct_get,
+    .remote_size = mp_remote_size,
+    .abort = mp_abort,
+};

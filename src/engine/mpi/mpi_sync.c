@@ -1,0 +1,308 @@
+/*
+ * The MPI engine: one BSP process per MPI rank. The sync.
+ *
+ * A sync of episode e (docs/mpi.md has the full design):
+ *
+ *  1. Every process sends every peer ONE first message: a 64-byte header
+ *     (episode number, the agreement value `check`, section sizes) followed,
+ *     when it fits in the peer's pre-posted receive buffer, by the combined
+ *     body of everything it has for that peer: new global registrations,
+ *     all small puts with their data (compact 8-byte headers, adjacent puts
+ *     to one slot merged into one record), get requests and small messages.
+ *     The receives for episode e were posted at the end of episode e-1, so
+ *     the message lands directly in a buffer of ours; tags carry the episode
+ *     parity, which keeps a fast process's next superstep apart.
+ *  2. Once the first messages of all peers are in (that is the barrier; a
+ *     peer that left the section sends "gone" instead and everybody's sync
+ *     fails, nobody hangs), the superstep is certain to complete, and only
+ *     now the rest moves: bodies too large for the first message, requests
+ *     of `big` bytes and more straight from and into user memory (no
+ *     staging copy; receives into overlapping destinations go through a
+ *     scratch buffer so that each request lands whole), get replies.
+ *     Sends are posted in the Latin-square order pid+1, pid+2, ... so that
+ *     not every process addresses the same destination at once.
+ *  3. Each process applies what lands in its memory, in one order: gets
+ *     first (every get reads its source before any put of the superstep is
+ *     applied there), then puts source by source in issue order (small ones
+ *     from the received bodies, then the direct ones). Write conflicts are
+ *     thereby resolved as one serialisation. Remote ranges are checked by
+ *     the process owning the memory.
+ *
+ * A process leaving its SPMD function sends every peer a "gone" header
+ * with its number of completed supersteps and then drains the section:
+ * it receives from every peer until that peer's "gone", so no message is
+ * left unmatched and the next section can reuse the communicator. The
+ * section's result (all processes synced equally often, none failed) is
+ * known to every process at that point.
+ */
+#define _GNU_SOURCE
+#include "mpi_group.h"
+
+/* ------------------------------------------------------------------ */
+/* Sync                                                                 */
+/* ------------------------------------------------------------------ */
+
+lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
+{
+    struct mpi_group *g = ctx->group;
+    const lpf_pid_t P = g->P, me = g->pid;
+    const uint64_t e = g->episode;
+    const int par = (int)(e & 1);
+    MPI_Comm comm = g->comm;
+    ctx->inbox.n = ctx->inbox.next = 0;
+    g->bsend.n = g->bget.n = g->bput.n = 0;
+
+    /* 0. room for everything we send, before anything is sent: an
+     * allocation failure now fails this process only */
+    size_t nreg = 0;
+    if (SSTEP_UNLIKELY(ctx->pending_globals)) {
+        nreg = mpi_collect_regs(g, ctx);
+        if (nreg == SIZE_MAX) return LPF_ERR_FATAL;
+    }
+    size_t nbig = 0, nbigget = 0;
+    for (lpf_pid_t q = 0; q < P; ++q) {
+        if (q == me) continue;
+        const struct sstep_peer_lists *pl = &ctx->q.peers[q];
+        if (!g->shm && mbuf_reserve(&g->out[q], mpi_out_bound(g, pl, nreg))) return LPF_ERR_FATAL;
+        nbig += pl->count[SSTEP_PUT] + pl->count[SSTEP_MSG];
+        nbigget += pl->count[SSTEP_GET];
+    }
+    if (SSTEP_UNLIKELY(ctx->q.n) && (bigv_reserve(&g->bsend, nbig) || bigv_reserve(&g->bget, nbigget)))
+        return LPF_ERR_FATAL;
+
+    /* 1. one first message to every peer, in Latin-square order */
+    int any = 0;
+    if (g->shm) {
+        /* into our mailboxes (bodies too large for them: into our body
+         * segment), then one arrival word */
+        char *half = g->has_bwin ? g->bseg[me] + (size_t)par * g->bcap : NULL;
+        size_t used = 0;
+        for (lpf_pid_t k = 1; k < P; ++k) {
+            lpf_pid_t q = me + k;
+            if (q >= P) q -= P;
+            const struct sstep_peer_lists *pl = &ctx->q.peers[q];
+            char *mb = mailbox(g, me, q, par);
+            size_t bound = mpi_out_bound(g, pl, nreg);
+            g->osep[q] = 0;
+            g->blen[q] = 0;
+            g->bsrc[q] = NULL;
+            if (bound <= g->E) {
+                size_t len = mpi_encode(g, ctx, q, e, info->check, nreg, mb);
+                (void)len;
+                if (!(((const struct fhdr *)mb)->flags & H_EMPTY)) any = 1;
+                continue;
+            }
+            size_t off = (used + 63) & ~(size_t)63;
+            int inseg = half && off + bound <= g->bcap;
+            /* nothing is published yet: failing here fails only us */
+            if (!inseg && mbuf_reserve(&g->out[q], bound)) return LPF_ERR_FATAL;
+            char *base = inseg ? half + off : g->out[q].p;
+            size_t len = mpi_encode(g, ctx, q, e, info->check, nreg, base);
+            struct fhdr *h = (struct fhdr *)base;
+            any = 1;
+            if (!(h->flags & H_SEPARATE)) {
+                memcpy(mb, base, len);   /* the bound was pessimistic */
+                continue;
+            }
+            if (!inseg && half && off + len <= g->bcap) {
+                memcpy(half + off, base, len);
+                inseg = 1;
+            }
+            h->flags = (h->flags & ~H_SEPARATE) | H_SHMBODY;
+            h->body_off = off + sizeof *h;
+            memcpy(mb, h, sizeof *h);
+            g->boff[q] = off;
+            g->blen[q] = len;
+            g->bsrc[q] = inseg ? NULL : base;
+            used = off + len;
+        }
+        struct shm_line *ml = line_of(g, me);
+        ml->check[par] = info->check;
+        ml->need[par] = used;
+        atomic_store_explicit(&ml->word[par], mkword(g->gen, e, any ? 0 : W_EMPTY),
+                memory_order_release);
+        /* 2. everybody's arrival */
+        if (mpi_node_wait_first(g, e, 0)) return LPF_ERR_FATAL;
+        size_t need = used;
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            if (q == me) continue;
+            const struct fhdr *h;
+            if (g->wflags[q] & W_EMPTY) {
+                struct fhdr *x = &g->ehdr[q];
+                memset(x, 0, sizeof *x);
+                x->episode = e;
+                x->check = line_of(g, q)->check[par];
+                x->flags = H_EMPTY;
+                h = x;
+            } else {
+                h = (const struct fhdr *)mailbox(g, q, me, par);
+                any = 1;
+                size_t n = line_of(g, q)->need[par];
+                if (n > need) need = n;
+            }
+            g->hdr[q] = h;
+            if (h->check != info->check && !info->mismatch) {
+                info->mismatch = 1;
+                info->peer = q;
+                info->peer_check = h->check;
+            }
+        }
+        /* a body did not fit in its owner's segment: everybody grows */
+        if (SSTEP_UNLIKELY(need > g->bcap)) mpi_grow_bodies(g, ctx, need, par);
+    } else {
+        for (lpf_pid_t k = 1; k < P; ++k) {
+            lpf_pid_t q = me + k;
+            if (q >= P) q -= P;
+            size_t len = mpi_encode(g, ctx, q, e, info->check, nreg, g->out[q].p);
+            const struct fhdr *h = (const struct fhdr *)g->out[q].p;
+            if (h->flags & H_SEPARATE) {
+                g->osep[q] = len - sizeof *h;
+                len = sizeof *h;
+                any = 1;
+            } else {
+                g->osep[q] = 0;
+                if (!(h->flags & H_EMPTY)) any = 1;
+            }
+            MPI_Isend(g->out[q].p, (int)len, MPI_BYTE, (int)q, TAG(T_FIRST, par), comm,
+                    reqv_push(&g->sfirst));
+        }
+        /* 2. everybody's first message */
+        if (mpi_wait_first(g, ctx, e, 0)) return LPF_ERR_FATAL;
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            if (q == me) continue;
+            const struct fhdr *h = (const struct fhdr *)first_buf(g, par, q);
+            g->hdr[q] = h;
+            if (!(h->flags & H_EMPTY)) any = 1;
+            if (h->check != info->check && !info->mismatch) {
+                info->mismatch = 1;
+                info->peer = q;
+                info->peer_check = h->check;
+            }
+        }
+        mpi_prepost_next(g, e);
+    }
+    const struct sstep_peer_lists *mine = &ctx->q.peers[me];
+    if (SSTEP_LIKELY(!any) && mine->head[SSTEP_PUT] == SSTEP_NIL
+            && mine->head[SSTEP_GET] == SSTEP_NIL && mine->head[SSTEP_MSG] == SSTEP_NIL) {
+        if (g->sfirst.n) mpi_wait_all(g, &g->sfirst);
+        g->episode++;
+        return LPF_SUCCESS;
+    }
+
+    /* 3. bodies, get replies, direct puts and messages */
+    if (g->rmsg[par].head) sstep_arena_reset(&g->rmsg[par]);
+    for (lpf_pid_t k = 1; k < P; ++k) {
+        lpf_pid_t q = me + k;
+        if (q >= P) q -= P;
+        const struct fhdr *h = g->hdr[q];
+        if (h->flags & H_SHMBODY) {
+            g->bodyp[q] = g->bseg[q] + (size_t)par * g->bcap + h->body_off;
+        } else if (h->flags & H_SEPARATE) {
+            size_t bs = h->nreg * sizeof(struct regrec) + h->put_bytes + h->get_bytes + h->msg_bytes;
+            if (mbuf_reserve(&g->body[par][q], bs))
+                sstep_fatal(ctx, "lpf_sync", "out of memory (%zu-byte receive buffer)", bs);
+            mpi_post_recv(&g->rbody, g->body[par][q].p, bs, q, TAG(T_BODY, par), comm);
+            g->bodyp[q] = g->body[par][q].p;
+        } else {
+            g->bodyp[q] = (const char *)h + sizeof *h;
+        }
+        if (g->osep[q])
+            mpi_post_send(&g->rmisc, g->out[q].p + sizeof(struct fhdr), g->osep[q], q,
+                    TAG(T_BODY, par), comm);
+    }
+    for (lpf_pid_t k = 1; k < P; ++k) {
+        lpf_pid_t q = me + k;
+        if (q >= P) q -= P;
+        if (!g->gsmall[q]) continue;
+        if (mbuf_reserve(&g->rin[q], g->gsmall[q]))
+            sstep_fatal(ctx, "lpf_sync", "out of memory (%zu bytes of get replies)", g->gsmall[q]);
+        mpi_post_recv(&g->rget, g->rin[q].p, g->gsmall[q], q, TAG(T_GDATA, par), comm);
+    }
+    mpi_mark_overlaps(g, &g->bget);
+    for (size_t i = 0; i < g->bget.n; ++i) {
+        struct bigx *x = &g->bget.e[i];
+        mpi_post_recv(&g->rget, x->tmp ? x->tmp : x->ptr, x->size, x->q, TAG(T_GDATA, par), comm);
+    }
+    for (size_t i = 0; i < g->bsend.n; ++i) {
+        struct bigx *x = &g->bsend.e[i];
+        mpi_post_send(&g->rmisc, x->ptr, x->size, x->q, TAG(x->tag, par), comm);
+    }
+    mpi_wait_all(g, &g->rbody);
+
+    size_t nmsg = mine->count[SSTEP_MSG];
+    for (lpf_pid_t q = 0; q < P; ++q)
+        if (q != me) nmsg += g->hdr[q]->nmsg;
+    if (nmsg && sstep_inbox_reserve(&ctx->inbox, nmsg))
+        sstep_fatal(ctx, "lpf_sync", "out of memory (inbox of %zu messages)", nmsg);
+
+    /* 4. registrations, get requests, messages of every peer */
+    for (lpf_pid_t k = 1; k < P; ++k) {
+        lpf_pid_t q = me + k;
+        if (q >= P) q -= P;
+        const struct fhdr *h = g->hdr[q];
+        const char *b = g->bodyp[q];
+        if (h->nreg) {
+            struct rsize *rs = &g->rsz[q];
+            const struct regrec *rr = (const struct regrec *)b;
+            for (uint32_t i = 0; i < h->nreg; ++i) {
+                struct regrec r;
+                memcpy(&r, rr + i, sizeof r);
+                if (r.slot >= rs->n) {
+                    uint32_t n = rs->n ? rs->n : 16;
+                    while (n <= r.slot) n *= 2;
+                    size_t *s = realloc(rs->s, (size_t)n * sizeof *s);
+                    if (!s) sstep_fatal(ctx, "lpf_sync", "out of memory (registration table)");
+                    for (uint32_t j = rs->n; j < n; ++j) s[j] = SIZE_MAX;
+                    rs->s = s;
+                    rs->n = n;
+                }
+                rs->s[r.slot] = (size_t)r.size;
+            }
+            b += h->nreg * sizeof(struct regrec);
+        }
+        const char *gets = b + h->put_bytes;
+        if (h->get_bytes) mpi_serve_gets(g, ctx, q, gets, gets + h->get_bytes, h->gsmall, par);
+        const char *msgs = gets + h->get_bytes;
+        if (h->msg_bytes) mpi_take_msgs(g, ctx, q, msgs, msgs + h->msg_bytes, par);
+    }
+    if (mine->head[SSTEP_MSG] != SSTEP_NIL) mpi_self_msgs(ctx);
+
+    /* 5. gets: every source read, every reply in, before any put lands */
+    mpi_wait_all(g, &g->rget);
+    for (size_t i = 0; i < g->bget.n; ++i) {
+        struct bigx *x = &g->bget.e[i];
+        if (x->tmp) memcpy(x->ptr, x->tmp, x->size);
+    }
+    for (lpf_pid_t q = 0; q < P; ++q)
+        if (q != me && g->gsmall[q]) mpi_scatter_gets(g, ctx, q);
+    if (mine->head[SSTEP_GET] != SSTEP_NIL) mpi_self_gets(ctx);
+
+    /* 6. puts, source by source (ourselves last), then the direct ones */
+    for (lpf_pid_t k = 1; k <= P; ++k) {
+        lpf_pid_t q = me + k;
+        if (q >= P) q -= P;
+        if (q == me) {
+            if (mine->head[SSTEP_PUT] != SSTEP_NIL) mpi_self_puts(ctx);
+            continue;
+        }
+        const struct fhdr *h = g->hdr[q];
+        if (!h->put_bytes) continue;
+        const char *b = g->bodyp[q] + h->nreg * sizeof(struct regrec);
+        mpi_apply_puts(g, ctx, q, b, b + h->put_bytes);
+    }
+    mpi_mark_overlaps(g, &g->bput);
+    for (size_t i = 0; i < g->bput.n; ++i) {
+        struct bigx *x = &g->bput.e[i];
+        mpi_post_recv(&g->rmisc, x->tmp ? x->tmp : x->ptr, x->size, x->q, TAG(T_PDATA, par), comm);
+    }
+    mpi_wait_all(g, &g->rmisc);
+    for (size_t i = 0; i < g->bput.n; ++i) {
+        struct bigx *x = &g->bput.e[i];
+        if (x->tmp) memcpy(x->ptr, x->tmp, x->size);
+    }
+    mpi_wait_all(g, &g->sfirst);
+    if (g->rdg.n) mpi_wait_all(g, &g->rdg);
+    if (g->tmp.head) sstep_arena_reset(&g->tmp);
+    g->episode++;
+    return LPF_SUCCESS;
+}
