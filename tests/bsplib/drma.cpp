@@ -566,6 +566,32 @@ TEST_P(BspP, ManyTinyPuts)
     });
 }
 
+// issue 9, item 1: a get reads its source as it was at the sync's entry,
+// also when another get of the same superstep writes that source (every
+// process gets its right neighbour's y into its own y); repeated so that a
+// race would show; bsp_get and bsp_hpget
+TEST_P(BspP, GetReadsSourceThatAnotherGetWrites)
+{
+    const unsigned P = GetParam();
+    run(P, [P] {
+        const unsigned s = bsp_pid(), right = (s + 1) % P;
+        long y = -1;
+        bsp_push_reg(&y, sizeof y);
+        bsp_sync();
+        unsigned bad = 0;
+        for (long it = 1; it <= 300; ++it) {
+            y = it * 1000 + s;
+            if (it & 1) bsp_get(right, &y, 0, &y, sizeof y);
+            else bsp_hpget(right, &y, 0, &y, sizeof y);
+            bsp_sync();
+            bad += y != it * 1000 + (long)right;
+        }
+        EXPECT_EQ(0u, bad);
+        bsp_pop_reg(&y);
+        bsp_sync();
+    });
+}
+
 INSTANTIATE_TEST_SUITE_P(P, BspP, bsptest::procs());
 
 } // namespace

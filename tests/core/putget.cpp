@@ -357,6 +357,34 @@ void spmd_mixed_pairs(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     sstest::finish(ctx, s, p, args, c);
 }
 
+// Issue 9, item 1: every get reads its source as it was when the sync was
+// entered, also when that source is the destination of another get of the
+// same superstep. Every process gets its right neighbour's y into its own y
+// (a ring of such chains; at p = 2 the two gets read each other's
+// destination), many times, so that a race shows.
+void spmd_get_chain(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    Checker c(s, p);
+    setup(c, ctx, 2, 4);
+    uint64_t y[3] = { 0, 0, 0 };   // y[1] is the value; guards around it
+    lpf_memslot_t g;
+    SS_OK(c, lpf_register_global(ctx, y, sizeof y, &g));
+    SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    const lpf_pid_t right = (s + 1) % p;
+    unsigned wrong = 0;
+    for (uint64_t it = 1; it <= 400; ++it) {
+        y[1] = it * 1000 + s;
+        SS_OK(c, lpf_get(ctx, right, g, sizeof(uint64_t), g, sizeof(uint64_t), sizeof(uint64_t),
+                LPF_MSG_DEFAULT));
+        SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (y[1] != it * 1000 + right) ++wrong;
+        if (y[0] != 0 || y[2] != 0) ++wrong;
+    }
+    SS_CHECK_EQ(c, wrong, 0u);
+    SS_OK(c, lpf_deregister(ctx, g));
+    sstest::finish(ctx, s, p, args, c);
+}
+
 class PutGet : public sstest::Procs {};
 
 TEST_P(PutGet, Item47_RingPut) { EXPECT_TRUE(sstest::run(P(), spmd_ring)); }
@@ -374,6 +402,7 @@ TEST_P(PutGet, Item61_NeverBlocks)
 TEST_P(PutGet, Item62_SyncCompletesRequests) { EXPECT_TRUE(sstest::run(P(), spmd_completion)); }
 TEST_P(PutGet, ManySmallPutsAndAttributes) { EXPECT_TRUE(sstest::run(P(), spmd_many_small)); }
 TEST_P(PutGet, MixedPutsAndGetsAllPairs) { EXPECT_TRUE(sstest::run(P(), spmd_mixed_pairs)); }
+TEST_P(PutGet, GetReadsTheSourceAsAtSyncEntry) { EXPECT_TRUE(sstest::run(P(), spmd_get_chain)); }
 
 SS_INSTANTIATE(PutGet);
 

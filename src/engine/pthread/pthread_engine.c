@@ -69,6 +69,16 @@ struct pt_proc {
     int final_failed;
 } __attribute__((aligned(PT_LINE)));
 
+/* Gets that read a process's memory (pid != owner), counted by the readers:
+ * `readers` before barrier A, `done` after each reader has read. Both only
+ * grow, so no reset can race with a reader of the next sync. The owner
+ * must not write its own get destinations before done == readers: a peer
+ * may still be reading those bytes as the sources of its gets. */
+struct pt_getcount {
+    _Atomic uint64_t readers;
+    _Atomic uint64_t done;
+} __attribute__((aligned(PT_LINE)));
+
 /* Waiters that block in the kernel count themselves here and sleep on
  * `seq`; an arrival that sees sleepers bumps `seq` and wakes them. */
 struct pt_sleep {
@@ -92,6 +102,7 @@ struct pt_group {
     int pinned0;                      /* exec: pid 0's affinity was changed */
     cpu_set_t saved0;                 /* ... and is restored from this */
     struct pt_proc *procs;            /* [P] */
+    struct pt_getcount *gc;           /* [P] gets reading each process */
 };
 
 static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_t e)
@@ -359,7 +370,9 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
     g->locks = aligned_alloc(PT_LINE, (size_t)P * PT_LINE);
     g->pend = malloc((size_t)P * P * sizeof(lpf_pid_t));
     g->sleep = aligned_alloc(PT_LINE, sizeof *g->sleep);
-    if (!g->words || !g->procs || !g->threads || !g->locks || !g->pend || !g->sleep) {
+    g->gc = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_getcount));
+    if (!g->words || !g->procs || !g->threads || !g->locks || !g->pend || !g->sleep || !g->gc) {
+        free(g->gc);
         free(g->sleep);
         free((void *)g->locks);
         free(g->pend);
@@ -373,6 +386,7 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
     memset((void *)g->locks, 0, (size_t)P * PT_LINE);
     memset(g->sleep, 0, sizeof *g->sleep);
     memset(g->procs, 0, (size_t)P * sizeof(struct pt_proc));
+    memset((void *)g->gc, 0, (size_t)P * sizeof(struct pt_getcount));
     atomic_store_explicit(&g->refs, (int)P, memory_order_relaxed);
     return g;
 }
@@ -385,6 +399,7 @@ static void pt_group_free(struct pt_group *g)
     free((void *)g->locks);
     free(g->pend);
     free(g->sleep);
+    free((void *)g->gc);
     free(g->procs);
     free(g->threads);
     free(g);
@@ -402,8 +417,10 @@ static void pt_group_release(struct pt_group *g)
 /* Sync                                                                 */
 /* ------------------------------------------------------------------ */
 
-/* Execute the gets `me` issued to `src`: read src's memory, write ours. */
-static void do_gets(struct sstep_ctx *me, struct sstep_ctx *src)
+/* Execute the gets `me` issued to `src`: read src's memory and write ours,
+ * or, when `stage` is given, copy into it (in list order) and write ours
+ * later (unstage_gets). */
+static char *do_gets(struct sstep_ctx *me, struct sstep_ctx *src, char *stage)
 {
     struct sstep_queue *q = &me->q;
     struct sstep_req *reqs = q->reqs;
@@ -413,8 +430,71 @@ static void do_gets(struct sstep_ctx *me, struct sstep_ctx *src)
         if (SSTEP_UNLIKELY(!from))
             sstep_remote_range_error(src, me->get_name ? me->get_name : "lpf_get",
                     me->pid, r->slot, r->off, r->size);
-        sstep_copy(r->local, from, r->size);
+        if (stage) {
+            memcpy(stage, from, r->size);
+            stage += r->size;
+        } else {
+            sstep_copy(r->local, from, r->size);
+        }
     }
+    return stage;
+}
+
+/* Write the staged values of the gets `me` issued to `src` (same order). */
+static const char *unstage_gets(struct sstep_ctx *me, lpf_pid_t src, const char *stage)
+{
+    struct sstep_queue *q = &me->q;
+    struct sstep_req *reqs = q->reqs;
+    for (uint32_t i = q->peers[src].head[SSTEP_GET]; i != SSTEP_NIL; i = reqs[i].next) {
+        memcpy(reqs[i].local, stage, reqs[i].size);
+        stage += reqs[i].size;
+    }
+    return stage;
+}
+
+/* The get phase. Every get reads its source as it was when the sync was
+ * entered (BSPlib §5), even when that source is the destination of another
+ * process's get. A process whose memory nobody else reads writes its get
+ * destinations directly; one that is read by a peer first copies its
+ * sources aside, waits until every reader of its memory has read, then
+ * writes. Reads never wait, so the waits cannot form a cycle. */
+static int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx)
+{
+    const lpf_pid_t pid = ctx->pid;
+    struct sstep_queue *q = &ctx->q;
+    struct pt_getcount *mine = &g->gc[pid];
+    const uint64_t readers = atomic_load_explicit(&mine->readers, memory_order_relaxed);
+    const int have = (q->kinds & (1u << SSTEP_GET)) != 0;
+    if (!have) return 0;
+    const int stage = readers != atomic_load_explicit(&mine->done, memory_order_acquire);
+    char *buf = NULL;
+    if (stage) {
+        size_t bytes = 0;
+        for (lpf_pid_t i = 0; i < q->ntouched; ++i)
+            bytes += q->peers[q->touched[i]].bytes[SSTEP_GET];
+        buf = bytes ? sstep_arena_alloc(&ctx->arena[ctx->superstep & 1], bytes) : NULL;
+        if (bytes && !buf) return -1;
+    }
+    char *p = buf;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        lpf_pid_t s = q->touched[i];
+        if (q->peers[s].head[SSTEP_GET] == SSTEP_NIL) continue;
+        p = do_gets(ctx, g->procs[s].ctx, stage ? p : NULL);
+        if (s != pid) atomic_fetch_add_explicit(&g->gc[s].done, 1, memory_order_release);
+    }
+    if (!stage) return 0;
+    /* every peer that reads us has read */
+    /* (readers are in this phase already and never wait: a short wait) */
+    for (unsigned i = 0; atomic_load_explicit(&mine->done, memory_order_acquire) != readers; ++i) {
+        if (i < 256) cpu_relax();
+        else sched_yield();
+    }
+    const char *r = buf;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        lpf_pid_t s = q->touched[i];
+        if (q->peers[s].head[SSTEP_GET] != SSTEP_NIL) r = unstage_gets(ctx, s, r);
+    }
+    return 0;
 }
 
 /* Apply the puts `me` issued to `dst`, writing dst's memory directly. The
@@ -500,16 +580,21 @@ static lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     struct pt_group *g = ctx->group;
     const lpf_pid_t P = g->P, pid = ctx->pid;
     uint64_t all;
+    if (SSTEP_UNLIKELY(ctx->q.kinds & (1u << SSTEP_GET))) {
+        /* tell every process we read that we will (pt_get_phase) */
+        const struct sstep_queue *q = &ctx->q;
+        for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+            lpf_pid_t s = q->touched[i];
+            if (s != pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL)
+                atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
+        }
+    }
     if (pt_barrier(g, pid, (uint64_t)ctx->q.kinds << 1, info->check, &all, info)) goto fail;
     ctx->inbox.n = ctx->inbox.next = 0;
     if (SSTEP_LIKELY(all == 0)) return LPF_SUCCESS;
 
     if (all & F_GET) {
-        struct sstep_queue *q = &ctx->q;
-        for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
-            lpf_pid_t s = q->touched[i];
-            if (q->peers[s].head[SSTEP_GET] != SSTEP_NIL) do_gets(ctx, g->procs[s].ctx);
-        }
+        if (pt_get_phase(g, ctx)) goto fail;
         /* every get must have read its source before any put lands */
         uint64_t none;
         if ((all & F_PUT) && pt_barrier(g, pid, 0, 0, &none, NULL)) goto fail;
