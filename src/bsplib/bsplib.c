@@ -250,6 +250,7 @@ void bspl_release(struct BSPlib *b)
     free(b->pushes);
     free(b->pops);
     free(b->hpmsgs);
+    free(b->hptags);
     free(b->saved_msgs);
     free(b->saved_data);
     bspl_pstage_reset(b);
@@ -544,9 +545,12 @@ bsplib_err_t bspl_sync_slow(struct BSPlib *b, int kind)
     int oom = 0;
     for (size_t k = 0; k < b->nhp; ++k) {
         const struct bspl_hpmsg *h = &b->hpmsgs[k];
-        if (bspl_send(b, h->pid, h->tag, h->payload, h->size) != BSPLIB_SUCCESS) oom = 1;
+        if (bspl_send(b, h->pid, b->hptags ? b->hptags + h->tag_off : NULL, h->payload, h->size)
+                != BSPLIB_SUCCESS)
+            oom = 1;
     }
     b->nhp = 0;
+    b->hptags_used = 0;
     if (b->nout && bspl_out_flush(b) != BSPLIB_SUCCESS) oom = 1;
 
     /* register capacity for after this sync, from values all processes
@@ -730,8 +734,19 @@ bsplib_err_t bspl_hpsend_slow(struct BSPlib *b, lpf_pid_t pid, const void *tag,
         b->hpmsgs = m;
         b->hp_alloc = n;
     }
+    const size_t tsz = b->tag_cur;
+    if (b->hptags_used + tsz > b->hptags_cap) {
+        size_t n = b->hptags_cap ? b->hptags_cap * 2 : 256;
+        while (n < b->hptags_used + tsz) n *= 2;
+        char *t = realloc(b->hptags, n);
+        if (!t) return BSPLIB_ERR_OUT_OF_MEMORY;
+        b->hptags = t;
+        b->hptags_cap = n;
+    }
     struct bspl_hpmsg *m = &b->hpmsgs[b->nhp++];
-    m->tag = tag;
+    m->tag_off = b->hptags_used;
+    if (tsz) memcpy(b->hptags + b->hptags_used, tag, tsz);
+    b->hptags_used += tsz;
     m->payload = payload;
     m->size = nbytes;
     m->pid = pid;

@@ -45,9 +45,11 @@ struct bspl_name {
     uint64_t cursor_epoch;   /* superstep the cursor belongs to */
 };
 
-/* A message sent with bsplib_hpsend: copied into staging memory at the sync. */
+/* A message sent with bsplib_hpsend: its payload is copied into staging
+ * memory at the sync; its tag (a few bytes) at the call, into hptags, so
+ * that a program may reuse one tag variable for several hpsends. */
 struct bspl_hpmsg {
-    const void *tag;
+    size_t tag_off;          /* in hptags */
     const void *payload;
     size_t size;
     lpf_pid_t pid;
@@ -142,6 +144,8 @@ struct BSPlib {
     size_t tag_next;
     struct bspl_hpmsg *hpmsgs;
     size_t nhp, hp_alloc;
+    char *hptags;            /* tags of this superstep's hp messages */
+    size_t hptags_used, hptags_cap;
     size_t max_hp;
 
     /* ---- saved inbox (after an extra sync) ---- */

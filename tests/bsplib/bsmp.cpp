@@ -310,6 +310,45 @@ TEST_P(BspP, HpmovePointersValidUntilTheSync)
     });
 }
 
+// items 36 and 80 (issue 9, item 2): the tag is copied when bsp_hpsend is
+// called; one tag variable reused for several hpsends gives each message
+// the tag it had at its call (the payloads stay unbuffered)
+TEST_P(BspP, HpsendCopiesTheTagAtTheCall)
+{
+    const unsigned P = GetParam();
+    run(P, [P] {
+        const unsigned s = bsp_pid();
+        bsp_size_t t = sizeof(long);
+        bsp_set_tagsize(&t);
+        bsp_sync();
+        std::vector<long> pays(50);
+        long tag;
+        for (int k = 0; k < 50; ++k) {
+            tag = 100L * s + k;
+            pays[k] = k;
+            bsp_hpsend((s + 1) % P, &tag, &pays[k], sizeof(long));
+        }
+        tag = -1;
+        bsp_sync();
+        const long from = (long)((s + P - 1) % P);
+        bsp_nprocs_t n;
+        bsp_qsize(&n, nullptr);
+        EXPECT_EQ(50u, n);
+        unsigned bad = 0;
+        for (unsigned i = 0; i < n; ++i) {
+            long tg, v = -2;
+            bsp_size_t st;
+            bsp_get_tag(&st, &tg);
+            bsp_move(&v, sizeof v);
+            bad += tg != 100L * from + v;
+        }
+        EXPECT_EQ(0u, bad);
+        t = 0;
+        bsp_set_tagsize(&t);
+        bsp_sync();
+    });
+}
+
 // item 80: 100 hpsends with int tags, each arrives once
 TEST_P(BspP, HpsendHundredMessages)
 {
