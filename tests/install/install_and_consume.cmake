@@ -1,15 +1,13 @@
-# cmake -P script: install, then build and run a consumer two ways.
+# cmake -P script: install, then build and run programs against the install:
+#   1. a consumer with find_package(Superstep)
+#   2. the consumer with pkg-config (whose paths must be plain: no '..')
+#   3. BSPlib hellos in C and C++ with the installed bspcc and bspc++ (no
+#      LD_LIBRARY_PATH), and what bspcc --show prints
+#   4. the install tree moved elsewhere: its bspcc still works
 set(prefix ${WORK}/prefix)
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(LAST_OUTPUT "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/wrapper_checks.cmake)
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
@@ -24,11 +22,37 @@ message("consumer (cmake): ${LAST_OUTPUT}")
 find_program(PKG_CONFIG pkg-config REQUIRED)
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig:${prefix}/lib64/pkgconfig)
 run(${PKG_CONFIG} --cflags --libs superstep)
-string(STRIP "${LAST_OUTPUT}" flags)
-separate_arguments(flags UNIX_COMMAND "${flags}")
+string(STRIP "${LAST_OUTPUT}" pcflags)
+message("pkg-config --cflags --libs superstep: ${pcflags}")
+separate_arguments(flags UNIX_COMMAND "${pcflags}")
+foreach(f ${flags})
+  if(f MATCHES "(^|/)\\.\\.(/|$)")
+    message(FATAL_ERROR "pkg-config prints a path with '..': ${f} (in: ${pcflags})")
+  endif()
+endforeach()
+expect_in(" ${pcflags} " " -I${prefix}/include " "pkg-config --cflags")
+string(FIND " ${pcflags} " " -L${prefix}/lib " at32)
+string(FIND " ${pcflags} " " -L${prefix}/lib64 " at64)
+if(at32 LESS 0 AND at64 LESS 0)
+  message(FATAL_ERROR "pkg-config --libs lacks -L${prefix}/lib: ${pcflags}")
+endif()
 run(${CC} ${CONSUMER_SRC}/consumer.c -o ${WORK}/consumer-pc ${flags})
 file(GLOB libdirs ${prefix}/lib ${prefix}/lib64)
 string(REPLACE ";" ":" ldpath "${libdirs}")
 set(ENV{LD_LIBRARY_PATH} ${ldpath})
 run(${WORK}/consumer-pc)
 message("consumer (pkg-config): ${LAST_OUTPUT}")
+
+# 3. the installed compiler wrappers; their programs find the library
+# through the rpath alone
+unset(ENV{LD_LIBRARY_PATH})
+check_wrappers(${prefix}/bin/bspcc ${prefix}/bin/bspc++ ${prefix}/include ${WORK}/installed)
+message("bspcc/bspc++ (installed): ok")
+
+# 4. a moved install tree: the wrappers find it from their own location
+set(moved ${WORK}/moved-prefix)
+file(RENAME ${prefix} ${moved})
+check_wrappers(${moved}/bin/bspcc ${moved}/bin/bspc++ ${moved}/include ${WORK}/moved)
+run(${moved}/bin/bspcc --show hello.c)
+expect_not_in("${LAST_OUTPUT}" "${prefix}/" "the moved bspcc --show")
+message("bspcc/bspc++ (moved install tree): ok")
