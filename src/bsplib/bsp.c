@@ -134,6 +134,24 @@ static NORETURN COLD void die_oom(const char *prim)
     die(prim, "out of memory");
 }
 
+/* out of memory for a request of `bytes` bytes (what was asked for) */
+static NORETURN COLD void die_oom_size(const char *prim, const char *what, size_t bytes)
+{
+    die(prim, "out of memory: could not buffer %s of %zu bytes", what, bytes);
+}
+
+/* A tag size no machine could hold is a mistake, refused at the call. */
+static void check_tagsize(const char *prim, size_t size)
+{
+    static size_t mem;
+    if (!mem) {
+        long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+        mem = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : SIZE_MAX / 2;
+    }
+    if (size > mem)
+        die(prim, "tag size %zu bytes is more than this machine's memory (%zu bytes)", size, mem);
+}
+
 /* Errors of put/get/hpput/hpget/direct_get. `remote` is the identifying
  * pointer (put: destination, get: source), `local` the other one. */
 static NORETURN COLD void drma_error(struct BSPlib *b, const char *prim, bsplib_err_t e,
@@ -163,7 +181,7 @@ static NORETURN COLD void drma_error(struct BSPlib *b, const char *prim, bsplib_
                 rs == 0 ? " (a NULL or empty registration)" : "");
     }
     case BSPLIB_ERR_OUT_OF_MEMORY:
-        die_oom(prim);
+        die_oom_size(prim, "a request", size);
     default:
         if (b->failed)
             die(prim, "the run has failed (a process left it or an earlier error)");
@@ -559,6 +577,7 @@ void bsp_set_tagsize(bsp_size_t *const size)
 {
     struct BSPlib *b = lib_or_die("bsp_set_tagsize");
     if (size == NULL) die("bsp_set_tagsize", "size is NULL");
+    check_tagsize("bsp_set_tagsize", *size);
     *size = bsplib_set_tagsize(b, *size);
 }
 
@@ -573,7 +592,8 @@ static NORETURN COLD void send_error(struct BSPlib *b, const char *prim, bsplib_
     case BSPLIB_ERR_PID_OUT_OF_RANGE:
         die(prim, "pid %u is out of range (bsp_nprocs() is %u)", pid, b->nprocs);
     case BSPLIB_ERR_OUT_OF_MEMORY:
-        die_oom(prim);
+        die(prim, "out of memory: could not buffer a message of %zu payload bytes and a "
+                "%zu-byte tag", size, b->tag_cur);
     default:
         die(prim, "the run has failed");
     }
@@ -751,6 +771,7 @@ void sstep_oxbsp_set_tagsize(int *tag_nbytes)
     struct BSPlib *b = lib_or_die("bsp_set_tagsize");
     if (tag_nbytes == NULL) die("bsp_set_tagsize", "tag_nbytes is NULL");
     nonneg("bsp_set_tagsize", "the tag size", *tag_nbytes);
+    check_tagsize("bsp_set_tagsize", (size_t)*tag_nbytes);
     size_t old = bsplib_set_tagsize(b, (size_t)*tag_nbytes);
     *tag_nbytes = fits_int("bsp_set_tagsize", "the previous tag size", old);
 }

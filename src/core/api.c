@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include <strings.h>
 
 _Static_assert(sizeof(size_t) >= 8, "Superstep needs a 64-bit size_t");
 
@@ -44,9 +45,9 @@ static const struct sstep_engine *_Atomic default_engine;
 /* engines compiled into this library, by the name SUPERSTEP_ENGINE uses */
 const struct sstep_engine *sstep_engine_by_name(const char *name)
 {
-    if (!name || !*name || strcmp(name, "pthread") == 0) return &sstep_pthread_engine;
+    if (!name || !*name || strcasecmp(name, "pthread") == 0) return &sstep_pthread_engine;
 #ifdef SUPERSTEP_HAVE_MPI
-    if (strcmp(name, "mpi") == 0) return &sstep_mpi_engine;
+    if (strcasecmp(name, "mpi") == 0) return &sstep_mpi_engine;
 #endif
     return NULL;
 }
@@ -96,9 +97,14 @@ static inline struct sstep_ctx *ctx_of(lpf_t c, const char *primitive)
 {
     if (c == LPF_ROOT) return sstep_root_ctx();
     struct sstep_ctx *x = (struct sstep_ctx *)c;
-    if (SSTEP_UNLIKELY(x == NULL || x->magic != SSTEP_CTX_MAGIC))
-        sstep_fatal(NULL, primitive, "invalid context %p (LPF_NONE, or a context "
-                "whose SPMD section has ended)", c);
+    if (SSTEP_UNLIKELY(x == NULL || x->magic != SSTEP_CTX_MAGIC)) {
+        if (x && x->magic == SSTEP_CTX_DEAD)
+            sstep_fatal(NULL, primitive, "context %p belongs to an SPMD section that "
+                    "has ended (process %u of %u, after %llu supersteps); an lpf_t is "
+                    "valid only inside the SPMD function it was passed to", c, x->pid,
+                    x->nprocs, (unsigned long long)x->superstep);
+        sstep_fatal(NULL, primitive, "invalid context %p (LPF_NONE, or not a context)", c);
+    }
     return x;
 }
 
@@ -133,8 +139,9 @@ static void describe_slot_error(struct sstep_ctx *ctx, const char *prim,
     struct sstep_slot_array *a = sstep_slots(t);
     uint32_t idx = (uint32_t)((h & 0xffffffffu) >> 1);
     uint32_t gen = (uint32_t)(h >> 32);
-    if (idx >= a->size || gen == 0)
-        sstep_fatal(ctx, prim, "%s %#zx is not a memory slot of this context", what, (size_t)h);
+    if (idx >= a->size || gen == 0 || gen > a->e[idx].gen)
+        sstep_fatal(ctx, prim, "%s %#zx is not a memory slot of this context (no "
+                "lpf_register_* of this context returned it)", what, (size_t)h);
     if (a->e[idx].gen != gen || a->e[idx].state == SSTEP_SLOT_FREE)
         sstep_fatal(ctx, prim, "%s %#zx was deregistered (stale slot)", what, (size_t)h);
     sstep_fatal(ctx, prim, "%s %#zx is invalid", what, (size_t)h);
@@ -171,6 +178,11 @@ static inline uint32_t remote_slot(struct sstep_ctx *ctx, const char *prim,
 {
     if (SSTEP_UNLIKELY(h & SSTEP_SLOT_LOCAL_BIT)) {
         if (h == LPF_INVALID_MEMSLOT) describe_slot_error(ctx, prim, what, h);
+        /* a live local slot, or something else (never handed out, stale) */
+        struct sstep_slot_array *la = sstep_slots(&ctx->locals);
+        uint32_t li = (uint32_t)((h & 0xffffffffu) >> 1), lg = (uint32_t)(h >> 32);
+        if (lg == 0 || li >= la->size || la->e[li].gen != lg || la->e[li].state != SSTEP_SLOT_LOCAL)
+            describe_slot_error(ctx, prim, what, h);
         sstep_fatal(ctx, prim, "%s %#zx is a local slot; a remote area needs a "
                 "slot from lpf_register_global", what, (size_t)h);
     }
@@ -823,6 +835,14 @@ lpf_err_t lpf_abort(lpf_t c)
     if (ctx && ctx->magic != SSTEP_CTX_MAGIC) ctx = NULL;
     const struct sstep_engine *e = ctx ? ctx->engine : sstep_default_engine();
     fflush(NULL);
+    /* one line, so that a job that ends says why (docs/mpi.md) */
+    if (ctx)
+        fprintf(stderr, "superstep: lpf_abort (process %u of %u): the program aborted; "
+                "every process ends with exit status 6\n", ctx->pid, ctx->nprocs);
+    else
+        fprintf(stderr, "superstep: lpf_abort: the program aborted; every process ends "
+                "with exit status 6\n");
+    fflush(stderr);
     if (e && e->abort) e->abort(ctx, 6);
     _exit(6);
 }

@@ -4,6 +4,8 @@
  */
 #include "core_internal.h"
 
+#include <pthread.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,6 +227,30 @@ struct sstep_ctx *sstep_ctx_create(lpf_pid_t pid, lpf_pid_t nprocs,
     return ctx;
 }
 
+/* An ended context keeps its struct (marked dead) for a while, so that a
+ * program that uses its lpf_t after the section ended gets a clear error
+ * instead of reading freed memory. The last CTX_QUARANTINE ended contexts
+ * are kept; older ones are freed (bounded memory, a few hundred KiB). */
+#define CTX_QUARANTINE 1024
+static pthread_mutex_t quarantine_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sstep_ctx *quarantine[CTX_QUARANTINE];
+static size_t quarantine_next;
+
+static void retire_ctx(struct sstep_ctx *ctx)
+{
+    ctx->magic = SSTEP_CTX_DEAD;
+    ctx->q.reqs = NULL;
+    ctx->q.peers = NULL;
+    ctx->q.touched = NULL;
+    ctx->inbox.msgs = NULL;
+    pthread_mutex_lock(&quarantine_lock);
+    struct sstep_ctx *old = quarantine[quarantine_next];
+    quarantine[quarantine_next] = ctx;
+    quarantine_next = (quarantine_next + 1) % CTX_QUARANTINE;
+    pthread_mutex_unlock(&quarantine_lock);
+    free(old);
+}
+
 void sstep_ctx_destroy(struct sstep_ctx *ctx)
 {
     if (!ctx) return;
@@ -236,8 +262,7 @@ void sstep_ctx_destroy(struct sstep_ctx *ctx)
     sstep_arena_free(&ctx->arena[0]);
     sstep_arena_free(&ctx->arena[1]);
     free(ctx->inbox.msgs);
-    ctx->magic = 0;
-    free(ctx);
+    retire_ctx(ctx);
 }
 
 /* Called by every engine once the exchange of a superstep is complete on

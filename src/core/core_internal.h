@@ -20,6 +20,7 @@
 
 #define SSTEP_CACHELINE 64
 #define SSTEP_CTX_MAGIC 0x53535450u /* "SSTP" */
+#define SSTEP_CTX_DEAD 0x44454144u  /* "DEAD": its section has ended */
 #define SSTEP_NIL UINT32_MAX       /* end of a request list */
 
 #if defined(__GNUC__)
@@ -28,7 +29,9 @@
 # define SSTEP_HIDDEN __attribute__((visibility("hidden")))
 # define SSTEP_NORETURN __attribute__((noreturn))
 # define SSTEP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+# define SSTEP_NOINLINE __attribute__((noinline, cold))
 #else
+# define SSTEP_NOINLINE
 # define SSTEP_LIKELY(x) (x)
 # define SSTEP_UNLIKELY(x) (x)
 # define SSTEP_HIDDEN
@@ -251,6 +254,19 @@ SSTEP_HIDDEN int sstep_inbox_reserve(struct sstep_inbox *in, size_t n);
 SSTEP_HIDDEN SSTEP_NORETURN SSTEP_PRINTF(3, 4)
 void sstep_fatal(struct sstep_ctx *ctx, const char *primitive, const char *fmt, ...);
 SSTEP_HIDDEN void sstep_warn(const char *fmt, ...) SSTEP_PRINTF(1, 2);
+
+/* The sync watchdog (watchdog.c): SUPERSTEP_SYNC_WARN / SUPERSTEP_SYNC_TIMEOUT
+ * in ns (0 = off); first_ns: the earlier of the two that is on. */
+struct sstep_watchdog {
+    uint64_t warn_ns, timeout_ns, first_ns;
+};
+SSTEP_HIDDEN const struct sstep_watchdog *sstep_watchdog(void);
+/* arrival state of a process, as an engine sees it in a stalled sync */
+enum { SSTEP_ARR_NOT = 0, SSTEP_ARR_YES = 1, SSTEP_ARR_LEFT = 2 };
+/* Report a sync that has waited waited_ns: one line; fatal: then end every
+ * process (status 6). steps[q] (or NULL): supersteps q has completed. */
+SSTEP_HIDDEN void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
+        const unsigned char *state, const uint64_t *steps, int fatal);
 
 static inline struct sstep_slot_array *sstep_slots(struct sstep_slot_table *t)
 {

@@ -51,6 +51,8 @@ unsigned sstep_online_cores(void)
 
 /* LPF_MAX_PROCS (upstream's variable, set by launchers) or SUPERSTEP_NPROCS
  * override the number of cores. */
+static _Atomic int warned_max_procs;
+
 lpf_pid_t sstep_machine_p(void)
 {
     static lpf_pid_t cached;
@@ -63,6 +65,8 @@ lpf_pid_t sstep_machine_p(void)
             char *end;
             unsigned long x = strtoul(v, &end, 10);
             if (*end == '\0' && x >= 1 && x <= 1u << 20) p = (lpf_pid_t)x;
+            else if (!atomic_exchange(&warned_max_procs, 1)) sstep_warn("%s=%s is not a number of processes (1 to %u); ignored", names[i],
+                    v, 1u << 20);
         }
     }
     if (!p) p = sstep_online_cores();

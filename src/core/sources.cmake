@@ -2,4 +2,5 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/api.c
   ${CMAKE_CURRENT_LIST_DIR}/context.c
   ${CMAKE_CURRENT_LIST_DIR}/errors.c
-  ${CMAKE_CURRENT_LIST_DIR}/machine.c)
+  ${CMAKE_CURRENT_LIST_DIR}/machine.c
+  ${CMAKE_CURRENT_LIST_DIR}/watchdog.c)

@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 struct mpi_state sstep_mpi;
@@ -381,12 +383,26 @@ static int patch_init_array(void *self_ctor)
 /* Exit                                                                 */
 /* ------------------------------------------------------------------ */
 
-static void master_exit(void)
+/* exit(status != 0) called inside an SPMD section ends the whole job with
+ * that status, as it ends the whole program on threads */
+static void exit_job_with(int status)
 {
+    fflush(NULL);
+    /* let the launcher forward what this process printed first */
+    struct timespec ts = { 0, 100000000 };
+    nanosleep(&ts, NULL);
+    MPI_Abort(MPI_COMM_WORLD, status);
+    _exit(status);
+}
+
+static void master_exit(int status, void *arg)
+{
+    (void)arg;
     int fin = 0;
     MPI_Finalized(&fin);
     if (fin) return;
-    /* exit() inside a section: leave it, peers' syncs fail */
+    if (status != 0 && mpi_sections_active()) exit_job_with(status);
+    /* exit(0) inside a section: leave it, peers' syncs fail */
     if (mpi_sections_active()) mpi_leave_all_sections();
     fflush(NULL);
     uint32_t quit[6] = { MPI_CMD_QUIT, 0, 0, 0, 0, 0 };
@@ -398,12 +414,14 @@ static void master_exit(void)
     if (sstep_mpi.we_init) MPI_Finalize();
 }
 
-static void worker_exit(void)
+static void worker_exit(int status, void *arg)
 {
+    (void)arg;
     int fin = 0;
     MPI_Finalized(&fin);
     if (fin) return;
     /* the SPMD function called exit() on this rank */
+    if (status != 0) exit_job_with(status);
     if (mpi_sections_active()) mpi_leave_all_sections();
     fflush(NULL);
 }
@@ -434,7 +452,7 @@ void mpi_engine_setup_world(void)
 __attribute__((constructor)) static void mpi_boot(void)
 {
     const char *e = getenv("SUPERSTEP_ENGINE");
-    if (!e || strcmp(e, "mpi") != 0) return;
+    if (!e || strcasecmp(e, "mpi") != 0) return;
     const char *na = getenv("SUPERSTEP_MPI_NO_AUTO_INIT");
     if (na && *na && strcmp(na, "0") != 0) return;
     if (*(const volatile int *)&LPF_MPI_AUTO_INITIALIZE == 0) return;
@@ -459,10 +477,10 @@ __attribute__((constructor)) static void mpi_boot(void)
     snprintf(p, sizeof p, "%d", sstep_mpi.size);
     setenv("LPF_MAX_PROCS", p, 1);
     if (sstep_mpi.master) {
-        atexit(master_exit);
+        on_exit(master_exit, NULL);
         return;
     }
-    atexit(worker_exit);
+    on_exit(worker_exit, NULL);
     if (patch_init_array((void *)(uintptr_t)mpi_boot)) serve_forever();
 }
 

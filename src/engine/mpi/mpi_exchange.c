@@ -44,6 +44,40 @@ void mpi_wait_step(struct mpi_wait *w)
     if (w->nap < w->nap_max) w->nap *= 2;
 }
 
+/* The watchdog (core/watchdog.c), called now and then by the waits of a
+ * sync: state[q] is what this process knows of q's arrival. */
+void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned char *state)
+{
+    const struct sstep_watchdog *wd = sstep_watchdog();
+    if (!wd->first_ns) return;
+    uint64_t t = mpi_now_ns();
+    if (!wt->t0) { wt->t0 = t; return; }
+    uint64_t waited = t - wt->t0;
+    if (waited < wd->first_ns) return;
+    /* one line per job, not per rank: the lowest arrived process speaks;
+     * the others give up too, a little later, should it be gone */
+    lpf_pid_t speaker = 0;
+    while (speaker < g->P && state[speaker] != SSTEP_ARR_YES) ++speaker;
+    const int me_speaks = speaker == g->pid;
+    const uint64_t grace = me_speaks ? 0 : 5000000000ull;
+    const int fatal = wd->timeout_ns && waited >= wd->timeout_ns + grace;
+    if (!fatal && (wt->warned || !wd->warn_ns || waited < wd->warn_ns)) return;
+    wt->warned = 1;
+    if (fatal || me_speaks) sstep_sync_stalled(g->ctx, waited, g->P, state, NULL, fatal);
+}
+
+/* this process's view of who has arrived at episode e */
+static void node_arrivals(struct mpi_group *g, uint64_t e, unsigned char *state)
+{
+    const int par = (int)(e & 1);
+    for (lpf_pid_t q = 0; q < g->P; ++q) {
+        if (q == g->pid) { state[q] = SSTEP_ARR_YES; continue; }
+        uint64_t v = atomic_load_explicit(&line_of(g, q)->word[par], memory_order_acquire);
+        int st = word_state(v, g->gen, e);
+        state[q] = st == 0 ? SSTEP_ARR_NOT : st == 2 ? SSTEP_ARR_LEFT : SSTEP_ARR_YES;
+    }
+}
+
 /* Wait for every request of v; meanwhile serve peers' direct gets (a peer
  * blocked in bsp_direct_get on us must not wait for our next sync). */
 void mpi_wait_all(struct mpi_group *g, struct reqv *v)
@@ -91,6 +125,7 @@ int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook)
     const int par = (int)(e & 1);
     struct mpi_wait w;
     mpi_wait_init(&w, NAP_SYNC_NS);
+    struct mpi_watch wt = { 0, 0 };
     unsigned it = 0;
     for (lpf_pid_t k = 1; k < P; ++k) {
         lpf_pid_t q = me + k;
@@ -99,7 +134,11 @@ int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook)
         uint64_t v;
         int st;
         while ((st = word_state(v = atomic_load_explicit(wp, memory_order_acquire), g->gen, e)) == 0) {
-            if ((++it & 1023) == 0) mpi_serve_dgets(g);
+            if ((++it & 1023) == 0) {
+                mpi_serve_dgets(g);
+                node_arrivals(g, e, g->wflags_state);
+                mpi_sync_watch(g, &wt, g->wflags_state);
+            }
             mpi_wait_step(&w);
         }
         if (st != 1 || (v & W_REHOOK) != rehook) return -1;
@@ -179,6 +218,7 @@ int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e, uint3
     if (!missing) return 0;
     struct mpi_wait w;
     mpi_wait_init(&w, NAP_SYNC_NS);
+    struct mpi_watch wt = { 0, 0 };
     for (unsigned it = 1;; ++it) {
         int n = 0;
         MPI_Testsome((int)P, g->rfirst, &n, g->idx, MPI_STATUSES_IGNORE);
@@ -192,7 +232,14 @@ int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e, uint3
             if (mpi_bad_header(g, ctx, (lpf_pid_t)g->idx[i], e, rehook)) return -1;
         }
         if (!missing) return 0;
-        if (!n) mpi_wait_step(&w);
+        if (!n) {
+            mpi_wait_step(&w);
+            if ((it & 1023) == 0) {
+                for (lpf_pid_t q = 0; q < P; ++q)
+                    g->wflags_state[q] = q == me || g->got[q] ? SSTEP_ARR_YES : SSTEP_ARR_NOT;
+                mpi_sync_watch(g, &wt, g->wflags_state);
+            }
+        }
     }
 }
 

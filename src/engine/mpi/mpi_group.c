@@ -54,6 +54,7 @@ void mpi_group_free(struct mpi_group *g)
     free(g->rout);
     free(g->rsz);
     free(g->wflags);
+    free(g->wflags_state);
     free(g->ehdr);
     free(g->bseg);
     free(g->boff);
@@ -110,12 +111,13 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     g->rout = calloc(P, sizeof *g->rout);
     g->rsz = calloc(P, sizeof *g->rsz);
     g->wflags = calloc(P, 1);
+    g->wflags_state = calloc(P, 1);
     g->ehdr = calloc(P, sizeof *g->ehdr);
     g->bseg = calloc(P, sizeof *g->bseg);
     g->boff = calloc(P, sizeof *g->boff);
     g->blen = calloc(P, sizeof *g->blen);
     g->bsrc = calloc(P, sizeof *g->bsrc);
-    if (!g->wflags || !g->ehdr || !g->bseg || !g->boff || !g->blen || !g->bsrc || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
+    if (!g->wflags || !g->wflags_state || !g->ehdr || !g->bseg || !g->boff || !g->blen || !g->bsrc || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
             || !g->gsmall || !g->body[0] || !g->body[1] || !g->hdr || !g->bodyp
             || !g->rin || !g->rout || !g->rsz) {
         g->P = 0;

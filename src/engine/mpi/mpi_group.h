@@ -203,6 +203,7 @@ struct mpi_group {
     struct mpi_shm *shm;       /* on-node fast path (NULL: first messages by MPI) */
     uint64_t gen;              /* this section's number on shm */
     unsigned char *wflags;     /* [P] flags of peers' arrival words */
+    unsigned char *wflags_state; /* [P] watchdog scratch: who has arrived */
     struct fhdr *ehdr;         /* [P] headers standing for "nothing for you" */
     /* bodies too large for a mailbox, on one node: a second shared window,
      * two halves (episode parity) of bcap bytes per process, grown by all
@@ -323,6 +324,13 @@ SSTEP_HIDDEN void mpi_post_send(struct reqv *v, const char *buf, size_t n, lpf_p
         MPI_Comm c);
 SSTEP_HIDDEN void mpi_post_recv(struct reqv *v, char *buf, size_t n, lpf_pid_t q, int tag,
         MPI_Comm c);
+/* the sync watchdog's clock in one wait */
+struct mpi_watch {
+    uint64_t t0;
+    int warned;
+};
+SSTEP_HIDDEN void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt,
+        const unsigned char *state);
 SSTEP_HIDDEN int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook);
 SSTEP_HIDDEN void mpi_grow_bodies(struct mpi_group *g, struct sstep_ctx *ctx, size_t need, int par);
 SSTEP_HIDDEN int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e,

@@ -45,6 +45,7 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
         struct mpi_wait w;
         mpi_wait_init(&w, NAP_SYNC_NS);
         unsigned it = 0;
+        struct mpi_watch wt = { 0, 0 };
         const uint64_t mine_gen = g->gen & 0xffffffu;
         for (lpf_pid_t q = 0; q < P; ++q) {
             if (q == me) continue;
@@ -54,6 +55,15 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
                 uint64_t vg = v >> 40;
                 if ((vg == mine_gen && (v & W_GONE)) || vg == ((g->gen + 1) & 0xffffffu)) break;
                 if ((++it & 255) == 0) mpi_serve_dgets(g);
+                if ((it & 1023) == 0) {
+                    /* the watchdog: who has finished the section */
+                    for (lpf_pid_t r = 0; r < P; ++r) {
+                        uint64_t x = atomic_load_explicit(&line_of(g, r)->word[0], memory_order_acquire);
+                        g->wflags_state[r] = r == me || ((x >> 40) == mine_gen && (x & W_GONE))
+                                || (x >> 40) == ((g->gen + 1) & 0xffffffu) ? SSTEP_ARR_YES : SSTEP_ARR_NOT;
+                    }
+                    mpi_sync_watch(g, &wt, g->wflags_state);
+                }
                 mpi_wait_step(&w);
             }
             if (l->final_failed[gp] || l->final_steps[gp] != ctx->superstep) rc = LPF_ERR_FATAL;
@@ -76,6 +86,8 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
     lpf_pid_t left = P - 1;
     struct mpi_wait w;
     mpi_wait_init(&w, NAP_SYNC_NS);
+    struct mpi_watch wt = { 0, 0 };
+    unsigned it = 0;
     for (;;) {
         int progress = 0;
         for (lpf_pid_t q = 0; q < P; ++q) {
@@ -99,7 +111,14 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
         if (n == MPI_UNDEFINED) n = 0;
         for (int i = 0; i < n; ++i) g->got[g->idx[i]] = 1;
         if (!n) mpi_serve_dgets(g);
-        if (!n && !progress) mpi_wait_step(&w);
+        if (!n && !progress) {
+            mpi_wait_step(&w);
+            if ((++it & 1023) == 0) {
+                for (lpf_pid_t q = 0; q < P; ++q)
+                    g->wflags_state[q] = q == me || g->got[q] == 2 ? SSTEP_ARR_YES : SSTEP_ARR_NOT;
+                mpi_sync_watch(g, &wt, g->wflags_state);
+            }
+        }
     }
     /* direct gets a peer sent before its "gone" have arrived by now */
     mpi_serve_dgets(g);

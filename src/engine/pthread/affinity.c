@@ -78,6 +78,12 @@ static void pin_init(void)
 {
     const char *mode = getenv("SUPERSTEP_PIN");
     if (mode && strcmp(mode, "none") == 0) return;
+    if (mode && *mode && strcmp(mode, "compact") != 0 && strcmp(mode, "scatter") != 0
+            && strspn(mode, "0123456789,") != strlen(mode)) {
+        sstep_warn("SUPERSTEP_PIN=%s is not compact, scatter, none or a list of CPUs "
+                "(0,1,...); using compact", mode);
+        mode = NULL;
+    }
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
     unsigned count = (unsigned)CPU_COUNT(&allowed);
@@ -92,6 +98,8 @@ static void pin_init(void)
             long c = strtol(p, &end, 10);
             if (end == p) break;
             if (c >= 0 && c < CPU_SETSIZE && CPU_ISSET(c, &allowed)) pin.cpus[pin.n++] = (int)c;
+            else sstep_warn("SUPERSTEP_PIN: CPU %ld is not one this program may run on; "
+                    "skipped", c);
             p = *end ? end + 1 : end;
         }
     } else {

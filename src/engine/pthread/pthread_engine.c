@@ -103,6 +103,8 @@ struct pt_group {
     cpu_set_t saved0;                 /* ... and is restored from this */
     struct pt_proc *procs;            /* [P] */
     struct pt_getcount *gc;           /* [P] gets reading each process */
+    _Atomic uint64_t stall_warned;    /* watchdog: episode last reported + 1 */
+    _Atomic int stall_fatal;          /* watchdog: somebody is giving up */
 };
 
 static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_t e)
@@ -218,7 +220,41 @@ static inline void pt_wake(struct pt_group *g)
  * programs gets its cores back and we are woken as soon as the peer
  * arrives (a yielding waiter would stay runnable and make the peer wait
  * for whole time slices). */
-static uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e)
+/* The watchdog (core/watchdog.c): process pid has waited `waited` ns for
+ * episode e. Reports once per episode; gives up past the timeout. */
+static SSTEP_NOINLINE void pt_stalled(struct pt_group *g, lpf_pid_t pid, uint64_t e,
+        uint64_t waited)
+{
+    const struct sstep_watchdog *wd = sstep_watchdog();
+    const int fatal = wd->timeout_ns && waited >= wd->timeout_ns;
+    if (!fatal && (!wd->warn_ns || waited < wd->warn_ns)) return;
+    if (fatal ? atomic_exchange(&g->stall_fatal, 1) != 0
+              : atomic_exchange(&g->stall_warned, e + 1) == e + 1)
+        return;
+    const lpf_pid_t P = g->P;
+    unsigned char *state = calloc(P, 1);
+    uint64_t *steps = calloc(P, sizeof *steps);
+    if (!state || !steps) {
+        free(state);
+        free(steps);
+        return;
+    }
+    const int at_end = e == (UINT64_MAX >> EP_SHIFT);
+    for (lpf_pid_t q = 0; q < P; ++q) {
+        uint64_t w = atomic_load_explicit(pt_word(g, q, e), memory_order_acquire);
+        if (at_end) state[q] = (w & PT_GONE) ? SSTEP_ARR_YES : SSTEP_ARR_NOT;
+        else if ((w >> EP_SHIFT) >= e) state[q] = SSTEP_ARR_YES;
+        else state[q] = (w & PT_GONE) ? SSTEP_ARR_LEFT : SSTEP_ARR_NOT;
+        /* a diagnostic read of another thread's counter */
+        struct sstep_ctx *c = g->procs[q].ctx;
+        steps[q] = c ? __atomic_load_n(&c->superstep, __ATOMIC_RELAXED) : 0;
+    }
+    sstep_sync_stalled(g->procs[pid].ctx, waited, P, state, steps, fatal);
+    free(state);
+    free(steps);
+}
+
+static uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid)
 {
     uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     if (arrived(w, e)) return w;
@@ -253,6 +289,7 @@ static uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e)
         }
     }
     struct pt_sleep *z = g->sleep;
+    const struct sstep_watchdog *wd = sstep_watchdog();
     for (;;) {
         uint32_t seq = atomic_load_explicit(&z->seq, memory_order_acquire);
         atomic_fetch_add_explicit(&z->sleepers, 1, memory_order_seq_cst);
@@ -266,6 +303,10 @@ static uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e)
         atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
         w = atomic_load_explicit(word, memory_order_acquire);
         if (arrived(w, e)) return w;
+        if (SSTEP_UNLIKELY(wd->first_ns)) {
+            uint64_t waited = now_ns() - t0;
+            if (waited >= wd->first_ns) pt_stalled(g, pid, e, waited);
+        }
     }
 }
 
@@ -295,7 +336,7 @@ static int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
         _Atomic uint64_t *word = pt_word(g, q, e);
         uint64_t w = atomic_load_explicit(word, memory_order_acquire);
         if (SSTEP_UNLIKELY((w >> EP_SHIFT) < e)) {
-            w = pt_wait(g, word, e);
+            w = pt_wait(g, word, e, pid);
             if ((w >> EP_SHIFT) < e) return -1;   /* gone without arriving */
         }
         all_or |= w;
@@ -344,7 +385,7 @@ static lpf_err_t pt_wait_all_gone(struct pt_group *g)
     lpf_err_t rc = LPF_SUCCESS;
     for (lpf_pid_t q = 0; q < g->P; ++q) {
         _Atomic uint64_t *word = pt_word(g, q, 1);
-        while (!(pt_wait(g, word, UINT64_MAX >> EP_SHIFT) & PT_GONE)) {}
+        while (!(pt_wait(g, word, UINT64_MAX >> EP_SHIFT, 0) & PT_GONE)) {}
         /* the gone bit of the other word was set first */
         (void)atomic_load_explicit(pt_word(g, q, 0), memory_order_acquire);
         struct pt_proc *o = &g->procs[q];

@@ -1,0 +1,97 @@
+/*
+ * The sync watchdog: a sync that has waited long for processes that do not
+ * arrive (an endless loop, a deadlock in user code) says so once, naming
+ * who has arrived and who has not (SUPERSTEP_SYNC_WARN seconds, default 60,
+ * 0 = off), and optionally gives up, ending every process with status 6
+ * (SUPERSTEP_SYNC_TIMEOUT seconds, default 0 = wait for ever). The engines
+ * know the arrival state and call this; the core formats and decides.
+ */
+#include "core_internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct sstep_watchdog wd;
+static pthread_once_t wd_once = PTHREAD_ONCE_INIT;
+
+static uint64_t seconds_env(const char *name, uint64_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    double s = strtod(v, &end);
+    if (*end != '\0' || !(s >= 0) || s > 1e9) {
+        sstep_warn("%s=%s is not a number of seconds; using %g", name, v, (double)dflt / 1e9);
+        return dflt;
+    }
+    return (uint64_t)(s * 1e9);
+}
+
+static void wd_init(void)
+{
+    wd.warn_ns = seconds_env("SUPERSTEP_SYNC_WARN", 60000000000ull);
+    wd.timeout_ns = seconds_env("SUPERSTEP_SYNC_TIMEOUT", 0);
+    /* the first of the two that fires, in the wait loops' terms */
+    wd.first_ns = wd.warn_ns;
+    if (wd.timeout_ns && (!wd.first_ns || wd.timeout_ns < wd.first_ns)) wd.first_ns = wd.timeout_ns;
+}
+
+const struct sstep_watchdog *sstep_watchdog(void)
+{
+    pthread_once(&wd_once, wd_init);
+    return &wd;
+}
+
+/* append the pids whose state is `want` as ranges ("0-3, 5") */
+static size_t list_pids(char *out, size_t cap, lpf_pid_t P, const unsigned char *state,
+        unsigned char want, const uint64_t *steps)
+{
+    size_t n = 0;
+    int first = 1;
+    for (lpf_pid_t q = 0; q < P && n + 40 < cap; ++q) {
+        if (state[q] != want) continue;
+        lpf_pid_t r = q;
+        /* ranges only where no superstep numbers are printed */
+        if (!steps)
+            while (r + 1 < P && state[r + 1] == want) ++r;
+        int k;
+        if (steps && want == SSTEP_ARR_NOT)
+            k = snprintf(out + n, cap - n, "%s%u (after %llu supersteps)", first ? "" : ", ", q,
+                    (unsigned long long)steps[q]);
+        else if (r > q)
+            k = snprintf(out + n, cap - n, "%s%u-%u", first ? "" : ", ", q, r);
+        else
+            k = snprintf(out + n, cap - n, "%s%u", first ? "" : ", ", q);
+        if (k > 0) n += (size_t)k;
+        first = 0;
+        q = r;
+    }
+    if (n + 40 >= cap) n += (size_t)snprintf(out + n, cap - n, ", ...");
+    if (first) n += (size_t)snprintf(out + n, cap - n, "none");
+    return n;
+}
+
+void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
+        const unsigned char *state, const uint64_t *steps, int fatal)
+{
+    char arrived[512], missing[1024], left[256];
+    list_pids(arrived, sizeof arrived, P, state, SSTEP_ARR_YES, steps);
+    list_pids(missing, sizeof missing, P, state, SSTEP_ARR_NOT, steps);
+    list_pids(left, sizeof left, P, state, SSTEP_ARR_LEFT, steps);
+    const double s = (double)waited_ns / 1e9;
+    const unsigned long long step = ctx ? (unsigned long long)ctx->superstep : 0;
+    if (fatal)
+        sstep_fatal(ctx, "sync", "gave up after waiting %.0f s (SUPERSTEP_SYNC_TIMEOUT) in "
+                "the sync ending superstep %llu: arrived: %s; not arrived: %s%s%s", s, step,
+                arrived, missing, strcmp(left, "none") ? "; left the section: " : "",
+                strcmp(left, "none") ? left : "");
+    fflush(stdout);
+    fprintf(stderr, "superstep: sync (process %u of %u): has waited %.0f s "
+            "(SUPERSTEP_SYNC_WARN) in the sync ending superstep %llu: arrived: %s; "
+            "not arrived: %s%s%s; still waiting (SUPERSTEP_SYNC_TIMEOUT=seconds "
+            "aborts instead)\n", ctx ? ctx->pid : 0, P, s, step, arrived, missing,
+            strcmp(left, "none") ? "; left the section: " : "", strcmp(left, "none") ? left : "");
+    fflush(stderr);
+}
