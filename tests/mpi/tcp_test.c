@@ -1,11 +1,13 @@
 /*
- * tcp_test SERVER PORT TIMEOUT_MS PID NPROCS [expect-timeout]
+ * tcp_test SERVER PORT TIMEOUT_MS PID NPROCS [expect-timeout|expect-reject]
  *
  * One of NPROCS independently started processes (no mpirun) that meet over
  * TCP with lpf_mpi_initialize_over_tcp (items 72, 73) and run a ring put
  * together. With "expect-timeout" the meeting must fail with LPF_ERR_FATAL
- * after about TIMEOUT_MS (the others never come); the program then leaves
- * with _exit, as the contract asks. Exit status 0 when all went as expected.
+ * after about TIMEOUT_MS (the others never come); with "expect-reject" it
+ * must fail with LPF_ERR_FATAL well before TIMEOUT_MS (a wrong secret, a
+ * refused secret file); the program then leaves with _exit, as the contract
+ * asks. Exit status 0 when all went as expected.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <lpf/core.h>
@@ -45,13 +47,15 @@ static void ring(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: tcp_test SERVER PORT TIMEOUT_MS PID NPROCS [expect-timeout]\n");
+        fprintf(stderr, "usage: tcp_test SERVER PORT TIMEOUT_MS PID NPROCS "
+                "[expect-timeout|expect-reject]\n");
         return 2;
     }
     const char *server = argv[1], *port = argv[2];
     int timeout = atoi(argv[3]);
     lpf_pid_t pid = (lpf_pid_t)atoi(argv[4]), nprocs = (lpf_pid_t)atoi(argv[5]);
     int expect_timeout = argc > 6 && strcmp(argv[6], "expect-timeout") == 0;
+    int expect_reject = argc > 6 && strcmp(argv[6], "expect-reject") == 0;
     lpf_init_t init = LPF_INIT_NONE;
     double t0 = now();
     lpf_err_t rc = lpf_mpi_initialize_over_tcp(server, port, timeout, pid, nprocs, &init);
@@ -59,6 +63,12 @@ int main(int argc, char **argv)
     if (expect_timeout) {
         int ok = rc == LPF_ERR_FATAL && dt >= 0.9 * timeout / 1000.0 && dt < timeout / 1000.0 + 10.0;
         printf("process %u: meeting failed as expected after %.2f s: %s\n", pid, dt, ok ? "ok" : "FAILED");
+        fflush(stdout);
+        _exit(ok ? 0 : 1);
+    }
+    if (expect_reject) {
+        int ok = rc == LPF_ERR_FATAL && dt < 0.5 * timeout / 1000.0;
+        printf("process %u: meeting refused as expected after %.2f s: %s\n", pid, dt, ok ? "ok" : "FAILED");
         fflush(stdout);
         _exit(ok ? 0 : 1);
     }

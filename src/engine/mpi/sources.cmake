@@ -8,4 +8,35 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/mpi_sync.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_section.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_boot.c
-  ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp.c)
+  ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp.c
+  ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp_auth.c)
+
+# libsodium authenticates the processes of lpf_mpi_initialize_over_tcp
+# (mpi_tcp_auth.c): a required dependency of the MPI engine.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(SODIUM QUIET libsodium)
+endif()
+if(NOT SODIUM_FOUND)
+  message(FATAL_ERROR "The MPI engine needs libsodium (it authenticates the processes that "
+    "meet in lpf_mpi_initialize_over_tcp) and pkg-config to find it: install "
+    "libsodium-dev and pkg-config (scripts/setup.sh), or configure with "
+    "-DSUPERSTEP_WITH_MPI=OFF")
+endif()
+set_source_files_properties(
+  ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp.c ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp_auth.c
+  PROPERTIES INCLUDE_DIRECTORIES "${SODIUM_INCLUDE_DIRS}"
+             COMPILE_OPTIONS "${SODIUM_CFLAGS_OTHER}")
+# full paths, as for hwloc: the installed CMake package needs nothing more
+list(APPEND SSTEP_PRIVATE_LIBS ${SODIUM_LINK_LIBRARIES})
+# and the pkg-config file lists it for static links (cmake/superstep.pc.in)
+set(_sstep_pc_sodium "")
+foreach(_dir ${SODIUM_LIBRARY_DIRS})
+  if(NOT _dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+    string(APPEND _sstep_pc_sodium " -L${_dir}")
+  endif()
+endforeach()
+foreach(_lib ${SODIUM_LIBRARIES})
+  string(APPEND _sstep_pc_sodium " -l${_lib}")
+endforeach()
+set(SSTEP_PC_SODIUM "${_sstep_pc_sodium}" PARENT_SCOPE)
