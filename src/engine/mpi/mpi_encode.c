@@ -177,6 +177,7 @@ size_t mpi_encode(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_t q,
     h->get_bytes = (uint64_t)(p - s);
     g->gsmall[q] = small;
     h->gsmall = small;
+    h->body_off = 0;   /* set by the on-node path; defined bytes on the wire */
     s = p;
     if (pl->head[SSTEP_MSG] != SSTEP_NIL) p = enc_msgs(g, ctx, q, p);
     h->msg_bytes = (uint64_t)(p - s);
