@@ -56,6 +56,11 @@ case "$case" in
     expect 0
     ! grep -q "not an engine" "$err" || fail "engine name refused"
     [ "$(grep -c "hello from" "$out")" -eq "$n" ] || fail "not every process ran"
+    # and through bsprun, the name in upper case
+    ename=$(echo "$engine" | tr '[:lower:]' '[:upper:]')
+    env SUPERSTEP_ENGINE="$ename" timeout 120 "$bsprun" -n "$n" "$prog" hello >"$out" 2>"$err"; rc=$?
+    expect 0
+    [ "$(grep -c "hello from" "$out")" -eq "$n" ] || fail "bsprun: not every process ran"
     ;;
   badenv)   # without bsprun: invalid values are warned about once
     LPF_MAX_PROCS=abc timeout 60 "$prog" hello >"$out" 2>"$err"; rc=$?
