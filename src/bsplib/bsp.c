@@ -102,7 +102,7 @@ static NORETURN void vdie(const char *prim, const char *fmt, va_list ap)
     fflush(stdout);
     fprintf(stderr, "%s\n", line);
     fflush(stderr);
-    lpf_abort(f ? f->ctx : T.joining ? T.join_ctx : LPF_ROOT);
+    sstep_abort_quiet(f ? f->ctx : T.joining ? T.join_ctx : LPF_ROOT);
     _exit(6);
 }
 

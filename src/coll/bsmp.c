@@ -34,6 +34,7 @@
 #include <lpf/core.h>
 #include <lpf/bsmp.h>
 #include <lpf/abort.h>
+#include "../core/sstep_ext.h"   /* sstep_abort_quiet */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,7 +84,7 @@ static void bsmp_fail(lpf_t ctx, const char *fn, const char *fmt, ...)
     fflush(stdout);
     fprintf(stderr, "superstep: %s: %s\n", fn, line);
     fflush(stderr);
-    lpf_abort(ctx);
+    sstep_abort_quiet(ctx);
     abort();
 }
 

@@ -17,6 +17,7 @@
 #include <lpf/core.h>
 #include <lpf/collectives.h>
 #include <lpf/abort.h>
+#include "../core/sstep_ext.h"   /* sstep_abort_quiet */
 
 #include "coll_ext.h"
 
@@ -65,7 +66,7 @@ static void coll_fail(lpf_t ctx, const char *fn, const char *fmt, ...)
     fflush(stdout);
     fprintf(stderr, "superstep: %s: %s\n", fn, line);
     fflush(stderr);
-    lpf_abort(ctx);
+    sstep_abort_quiet(ctx);
     abort(); /* lpf_abort does not return; keep the compiler informed */
 }
 

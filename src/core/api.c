@@ -829,14 +829,28 @@ lpf_err_t lpf_probe(lpf_t c, lpf_machine_t *params)
     return LPF_SUCCESS;
 }
 
+void sstep_abort_quiet(lpf_t c)
+{
+    struct sstep_ctx *ctx = (c == LPF_ROOT) ? sstep_root_ctx() : (struct sstep_ctx *)c;
+    if (ctx && ctx->magic != SSTEP_CTX_MAGIC) ctx = NULL;
+    const struct sstep_engine *e = ctx ? ctx->engine : sstep_default_engine();
+    fflush(NULL);
+    if (e && e->abort) e->abort(ctx, 6);
+    _exit(6);
+}
+
 lpf_err_t lpf_abort(lpf_t c)
 {
     struct sstep_ctx *ctx = (c == LPF_ROOT) ? sstep_root_ctx() : (struct sstep_ctx *)c;
     if (ctx && ctx->magic != SSTEP_CTX_MAGIC) ctx = NULL;
     const struct sstep_engine *e = ctx ? ctx->engine : sstep_default_engine();
     fflush(NULL);
-    /* one line, so that a job that ends says why (docs/mpi.md) */
-    if (ctx)
+    /* one line, so that a job that ends says why (docs/mpi.md); once per
+     * program when several of its threads abort together */
+    static _Atomic int said;
+    if (atomic_exchange(&said, 1)) {
+        /* another thread is saying it and ending the program */
+    } else if (ctx)
         fprintf(stderr, "superstep: lpf_abort (process %u of %u): the program aborted; "
                 "every process ends with exit status 6\n", ctx->pid, ctx->nprocs);
     else

@@ -104,4 +104,8 @@ void sstep_set_names(lpf_t ctx, const char *put_name, const char *get_name);
 }
 #endif
 
+/* End the whole program like lpf_abort (status 6, every process), for a
+ * layer that has printed its own line already: prints nothing. */
+void sstep_abort_quiet(lpf_t ctx);
+
 #endif
