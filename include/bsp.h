@@ -15,6 +15,10 @@
 #ifndef SUPERSTEP_BSP_H
 #define SUPERSTEP_BSP_H
 
+#ifdef SUPERSTEP_PUB_H
+# error "<bsp.h> (also <mcbsp.h>, <bsp.hpp>) and <pub.h> cannot be included in one translation unit: BSPlib and PUB use the same bsp_ names"
+#endif
+
 #ifdef __cplusplus
 # include <cstddef>
 # include <cstdarg>

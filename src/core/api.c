@@ -4,6 +4,8 @@
  */
 #include "core_internal.h"
 #include "sstep_ext.h"
+#include "profile.h"
+#include "checked.h"
 
 #include <lpf/abort.h>
 
@@ -213,7 +215,15 @@ static lpf_err_t do_register(lpf_t c, void *pointer, size_t size,
                 ctx->nregs, ctx->reg_limit);
     struct sstep_slot_table *t = local ? &ctx->locals : &ctx->globals;
     struct sstep_slot_array *a = sstep_slots(t);
-    uint32_t idx = t->nfree ? t->free_stack[--t->nfree] : t->fresh++;
+    uint32_t idx = t->nfree > t->floor ? t->free_stack[--t->nfree] : t->fresh++;
+    if (SSTEP_UNLIKELY(idx >= a->size)) {
+        /* only inside an E3 scope (sstep_scope_push), whose indices start
+         * above every index of the enclosing scopes */
+        t->fresh--;
+        sstep_fatal(ctx, prim, "memory register capacity exceeded: slot index %u in an "
+                "object scope, capacity %zu (call lpf_resize_memory_register and sync first)",
+                idx, ctx->reg_limit);
+    }
     struct sstep_slot *e = &a->e[idx];
     uint32_t gen = e->gen + 1;
     if (gen == 0 || gen == UINT32_MAX) gen = 1;
@@ -228,6 +238,7 @@ static lpf_err_t do_register(lpf_t c, void *pointer, size_t size,
     e->state = local ? SSTEP_SLOT_LOCAL : SSTEP_SLOT_GLOBAL;
     ctx->nregs++;
     if (!local) ctx->pending_globals++;
+    if (SSTEP_UNLIKELY(ctx->checked) && !local) sstep_chk_register(ctx, idx, size);
     *memslot = make_handle(gen, idx, local);
     return LPF_SUCCESS;
 }
@@ -254,6 +265,7 @@ lpf_err_t lpf_deregister(lpf_t c, lpf_memslot_t h)
     if (SSTEP_UNLIKELY(h == LPF_INVALID_MEMSLOT || idx >= a->size || gen == 0
                 || a->e[idx].gen != gen || a->e[idx].state == SSTEP_SLOT_FREE))
         describe_slot_error(ctx, "lpf_deregister", "memslot", h);
+    if (SSTEP_UNLIKELY(ctx->checked)) sstep_chk_deregister(ctx, h, local, idx);
     a->e[idx].state = SSTEP_SLOT_FREE;
     a->e[idx].base = NULL;
     a->e[idx].size = 0;
@@ -395,6 +407,9 @@ static __attribute__((noinline, cold)) lpf_err_t put_slow(lpf_t c, lpf_memslot_t
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     user_room(ctx, "lpf_put");
     enqueue(ctx, SSTEP_PUT, dst_pid, src, idx, dst_offset, size);
+    if (SSTEP_UNLIKELY(ctx->checked))
+        sstep_chk_request(ctx, "lpf_put", SSTEP_PUT, SSTEP_CHK_USER, dst_pid, idx,
+                dst_offset, size, src_slot);
     return LPF_SUCCESS;
 }
 
@@ -409,13 +424,18 @@ static __attribute__((noinline, cold)) lpf_err_t get_slow(lpf_t c, lpf_pid_t src
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     user_room(ctx, "lpf_get");
     enqueue(ctx, SSTEP_GET, src_pid, dst, idx, src_offset, size);
+    if (SSTEP_UNLIKELY(ctx->checked))
+        sstep_chk_request(ctx, "lpf_get", SSTEP_GET, SSTEP_CHK_USER, src_pid, idx,
+                src_offset, size, dst_slot);
     return LPF_SUCCESS;
 }
 
-/* room for a user request: under the capacity and inside the array */
+/* room for a user request: under the capacity and inside the array (and
+ * neither failed nor checked: those take the cold path) */
 static inline int fast_room(const struct sstep_ctx *ctx)
 {
-    return ctx->q.nuser < ctx->q.limit && ctx->q.n < ctx->q.alloc && !ctx->failed;
+    return ctx->q.nuser < ctx->q.limit && ctx->q.n < ctx->q.alloc
+            && !(ctx->failed | ctx->checked);
 }
 
 lpf_err_t lpf_put(lpf_t c, lpf_memslot_t src_slot, size_t src_offset,
@@ -470,6 +490,9 @@ lpf_err_t sstep_put_ptr(lpf_t c, const void *src, lpf_pid_t dst_pid,
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
     enqueue(ctx, SSTEP_PUT, dst_pid, (char *)src, idx, dst_off, size);
+    if (SSTEP_UNLIKELY(ctx->checked))
+        sstep_chk_request(ctx, name, SSTEP_PUT, SSTEP_CHK_PTR, dst_pid, idx, dst_off, size,
+                LPF_INVALID_MEMSLOT);
     return LPF_SUCCESS;
 }
 
@@ -484,6 +507,9 @@ lpf_err_t sstep_get_ptr(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
     enqueue(ctx, SSTEP_GET, src_pid, (char *)dst, idx, src_off, size);
+    if (SSTEP_UNLIKELY(ctx->checked))
+        sstep_chk_request(ctx, name, SSTEP_GET, SSTEP_CHK_PTR, src_pid, idx, src_off, size,
+                LPF_INVALID_MEMSLOT);
     return LPF_SUCCESS;
 }
 
@@ -559,7 +585,7 @@ static inline lpf_err_t put_buf(lpf_t c, lpf_pid_t dst_pid, lpf_memslot_t dst_sl
     struct sstep_ctx *ctx = fast_ctx(c);
     uint32_t idx;
     if (SSTEP_UNLIKELY(!ctx || dst_pid >= ctx->nprocs || !try_remote(ctx, dst_slot, &idx)
-                || ctx->failed || ctx->q.n >= ctx->q.alloc)) {
+                || (ctx->failed | ctx->checked) || ctx->q.n >= ctx->q.alloc)) {
         /* cold: full checks with messages, or the queue grows */
         ctx = ctx_of(c, "put");
         const char *name = ctx->put_name ? ctx->put_name : "lpf_put";
@@ -568,6 +594,8 @@ static inline lpf_err_t put_buf(lpf_t c, lpf_pid_t dst_pid, lpf_memslot_t dst_sl
         idx = remote_slot(ctx, name, "destination slot", dst_slot);
         if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
         if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
+        if (SSTEP_UNLIKELY(ctx->checked))
+            sstep_chk_remote(ctx, name, SSTEP_PUT, dst_pid, idx, dst_off, size);
     }
     struct sstep_arena *a = &ctx->arena[ctx->superstep & 1];
     /* write combining: a put that continues this peer's last put (same
@@ -714,20 +742,34 @@ static lpf_err_t solo_exchange(struct sstep_ctx *ctx)
     return LPF_SUCCESS;
 }
 
-lpf_err_t sstep_sync_ext(lpf_t c, struct sstep_sync_info *info)
+/* origin and site: which entry point, called from where (the profiler) */
+static inline __attribute__((always_inline)) lpf_err_t sync_impl(lpf_t c,
+        struct sstep_sync_info *info, int origin, const void *site)
 {
     struct sstep_ctx *ctx = ctx_of(c, "lpf_sync");
     info->mismatch = 0;
     info->peer = LPF_MAX_P;
     info->peer_check = info->check;
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
-    lpf_err_t rc = ctx->nprocs == 1 ? solo_exchange(ctx) : ctx->engine->sync(ctx, info);
+    if (SSTEP_UNLIKELY(ctx->prof != NULL)) sstep_prof_sync_begin(ctx, origin, site);
+    lpf_err_t rc = LPF_SUCCESS;
+    if (SSTEP_UNLIKELY(ctx->checked)) rc = sstep_chk_sync_begin(ctx);
+    if (SSTEP_LIKELY(rc == LPF_SUCCESS))
+        rc = ctx->nprocs == 1 ? solo_exchange(ctx) : ctx->engine->sync(ctx, info);
     if (SSTEP_UNLIKELY(rc != LPF_SUCCESS)) {
         ctx->failed = 1;
+        if (ctx->prof) sstep_prof_sync_end(ctx, LPF_ERR_FATAL);
         return LPF_ERR_FATAL;
     }
+    if (SSTEP_UNLIKELY(ctx->checked)) sstep_chk_sync_end(ctx);
     sstep_ctx_end_superstep(ctx);
+    if (SSTEP_UNLIKELY(ctx->prof != NULL)) sstep_prof_sync_end(ctx, LPF_SUCCESS);
     return LPF_SUCCESS;
+}
+
+lpf_err_t sstep_sync_ext(lpf_t c, struct sstep_sync_info *info)
+{
+    return sync_impl(c, info, SSTEP_PROF_EXT, __builtin_return_address(0));
 }
 
 lpf_err_t lpf_sync(lpf_t c, lpf_sync_attr_t attr)
@@ -735,7 +777,7 @@ lpf_err_t lpf_sync(lpf_t c, lpf_sync_attr_t attr)
     (void)attr;
     struct sstep_sync_info info;
     info.check = 0;
-    return sstep_sync_ext(c, &info);
+    return sync_impl(c, &info, SSTEP_PROF_LPF, __builtin_return_address(0));
 }
 
 /* ------------------------------------------------------------------ */
@@ -760,7 +802,9 @@ lpf_err_t sstep_exec_begin(lpf_t c, lpf_pid_t P, lpf_spmd_t sibling_spmd,
     if (SSTEP_UNLIKELY(parent->failed)) return LPF_ERR_FATAL;
     struct sstep_ctx *child = NULL;
     const struct sstep_engine *e = parent->engine;
+    sstep_prof_exec_enter(parent);
     lpf_err_t rc = e->exec_begin(parent, P, sibling_spmd, args, &child);
+    sstep_prof_exec_leave();
     if (rc == LPF_SUCCESS) *ctx0 = child;
     return rc;
 }

@@ -3,6 +3,8 @@
  * Engine independent.
  */
 #include "core_internal.h"
+#include "profile.h"
+#include "checked.h"
 
 #include <pthread.h>
 
@@ -224,6 +226,8 @@ struct sstep_ctx *sstep_ctx_create(lpf_pid_t pid, lpf_pid_t nprocs,
         memset(pl, 0, sizeof *pl);
         for (int k = 0; k < SSTEP_NKINDS; ++k) pl->head[k] = pl->tail[k] = SSTEP_NIL;
     }
+    sstep_prof_attach(ctx);
+    if (SSTEP_UNLIKELY(sstep_chk_mode())) sstep_chk_attach(ctx);
     return ctx;
 }
 
@@ -251,9 +255,14 @@ static void retire_ctx(struct sstep_ctx *ctx)
     free(old);
 }
 
+SSTEP_HIDDEN void sstep_ext_free(struct sstep_ctx *ctx);
+
 void sstep_ctx_destroy(struct sstep_ctx *ctx)
 {
     if (!ctx) return;
+    if (ctx->prof) sstep_prof_detach(ctx);
+    if (ctx->chk) sstep_chk_detach(ctx);
+    sstep_ext_free(ctx);
     slot_table_free(&ctx->globals);
     slot_table_free(&ctx->locals);
     free(ctx->q.reqs);

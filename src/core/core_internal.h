@@ -79,6 +79,7 @@ struct sstep_slot_table {
     struct sstep_slot_array *pending;  /* grown array waiting for the sync */
     uint32_t *pending_stack;
     struct sstep_slot_array *retired;  /* freed at the next sync */
+    uint32_t floor;           /* E3 scope: free_stack entries below are hidden */
 };
 
 /* ------------------------------------------------------------------ */
@@ -156,8 +157,11 @@ struct sstep_ctx {
     const struct sstep_engine *engine;
     void *group;            /* engine-private state shared by the section */
     void *engine_proc;      /* engine-private per-process state */
+    struct sstep_prof *prof;/* superstep profiler (profile.c); NULL when off */
     int failed;             /* failure state (§5.7) */
+    int checked;            /* checked mode (checked.c): the request path's one test */
     int in_hook;            /* started by hook/rehook: free_p == 1 */
+    struct sstep_chk *chk;  /* checked mode's state; NULL when off */
     double cpu_lo, cpu_span;/* slice of the machine's CPUs this process owns */
     uint64_t superstep;     /* number of completed syncs */
 
@@ -173,6 +177,10 @@ struct sstep_ctx {
     size_t pending_globals; /* global (de)registrations this superstep */
     const char *put_name;   /* primitive named in errors found at the sync */
     const char *get_name;
+    struct sstep_ext *_Atomic ext; /* PUB extensions E1-E4 (pubext.c), lazily */
+    uint64_t range_steps;   /* supersteps ended by E1/E2: members of a section
+                               that uses them need not sync equally often, so
+                               engines compare superstep - range_steps at the end */
 };
 
 /* ------------------------------------------------------------------ */
@@ -207,6 +215,10 @@ struct sstep_engine {
             uint32_t slot, size_t off, void *dst, size_t size);
     /* size pid registered for a global slot, SIZE_MAX if unknown; may be NULL */
     size_t (*remote_size)(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot);
+    /* E1 (kind 0) / E2 (kind 1) over pids lo..lo+n-1, n >= 2 (pubext.c
+     * checked the arguments and requests); may be NULL */
+    lpf_err_t (*sync_range)(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+            struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info);
     /* end the whole program after a fatal error (does not return) */
     void (*abort)(struct sstep_ctx *ctx, int status);
 };

@@ -1,6 +1,9 @@
 list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/api.c
   ${CMAKE_CURRENT_LIST_DIR}/context.c
+  ${CMAKE_CURRENT_LIST_DIR}/checked.c
   ${CMAKE_CURRENT_LIST_DIR}/errors.c
   ${CMAKE_CURRENT_LIST_DIR}/machine.c
+  ${CMAKE_CURRENT_LIST_DIR}/pubext.c
+  ${CMAKE_CURRENT_LIST_DIR}/profile.c
   ${CMAKE_CURRENT_LIST_DIR}/watchdog.c)

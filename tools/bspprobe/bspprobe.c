@@ -478,13 +478,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "bspprobe: --save: no g and l to save (the LPF-way part did not run)\n");
             status = 1;
         } else if (path[0]) {
-            char comment[160];
+            char comment[240];
             time_t tt = time(NULL);
             struct tm tm;
             gmtime_r(&tt, &tm);
-            snprintf(comment, sizeof comment, "engine %s p %u saved by bspprobe%s on %04d-%02d-%02d %02d:%02d UTC",
+            int cn = snprintf(comment, sizeof comment, "engine %s p %u saved by bspprobe%s on %04d-%02d-%02d %02d:%02d UTC",
                     res.engine, res.p, o.cfg.quick ? " --quick" : "", tm.tm_year + 1900,
                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min);
+            /* r for the profiler's predictions (docs/profiler.md): a comment
+             * line, so lpf_probe's parser skips it */
+            if (res.r > 0 && cn > 0 && (size_t)cn < sizeof comment)
+                snprintf(comment + cn, sizeof comment - (size_t)cn, "\n# r %s %u %.6g", res.engine, res.p, res.r);
             if (pm_save_params(path, res.rows, res.nrows, comment, err, sizeof err)) {
                 fprintf(stderr, "bspprobe: --save: %s\n", err);
                 status = 1;

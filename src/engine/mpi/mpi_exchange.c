@@ -48,6 +48,12 @@ void mpi_wait_step(struct mpi_wait *w)
  * sync: state[q] is what this process knows of q's arrival. */
 void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned char *state)
 {
+    mpi_watch_range(g, wt, 0, g->P, state);
+}
+
+void mpi_watch_range(struct mpi_group *g, struct mpi_watch *wt, lpf_pid_t lo, lpf_pid_t n,
+        const unsigned char *state)
+{
     const struct sstep_watchdog *wd = sstep_watchdog();
     if (!wd->first_ns) return;
     uint64_t t = mpi_now_ns();
@@ -57,13 +63,13 @@ void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned ch
     /* one line per job, not per rank: the lowest arrived process speaks;
      * the others give up too, a little later, should it be gone */
     lpf_pid_t speaker = 0;
-    while (speaker < g->P && state[speaker] != SSTEP_ARR_YES) ++speaker;
-    const int me_speaks = speaker == g->pid;
+    while (speaker < n && state[speaker] != SSTEP_ARR_YES) ++speaker;
+    const int me_speaks = lo + speaker == g->pid;
     const uint64_t grace = me_speaks ? 0 : 5000000000ull;
     const int fatal = wd->timeout_ns && waited >= wd->timeout_ns + grace;
     if (!fatal && (wt->warned || !wd->warn_ns || waited < wd->warn_ns)) return;
     wt->warned = 1;
-    if (fatal || me_speaks) sstep_sync_stalled(g->ctx, waited, g->P, state, NULL, fatal);
+    if (fatal || me_speaks) sstep_sync_stalled(g->ctx, waited, n, state, NULL, fatal);
 }
 
 /* this process's view of who has arrived at episode e */

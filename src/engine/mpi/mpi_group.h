@@ -8,6 +8,7 @@
  *   mpi_apply.c     applying what arrived: gets, messages, puts
  *   mpi_sync.c      the sync itself (design in its head comment)
  *   mpi_section.c   leaving a section, exec/hook/rehook, direct get, abort
+ *   mpi_range.c     the PUB extensions E1, E2, E4 (range and oblivious syncs)
  */
 #ifndef SSTEP_MPI_GROUP_H
 #define SSTEP_MPI_GROUP_H
@@ -26,6 +27,8 @@ enum { T_FIRST = 0, T_BODY = 2, T_GDATA = 4, T_PDATA = 6, T_MDATA = 8 };
 #define TAG(kind, par) ((kind) + (par))
 /* direct gets (bsp_direct_get), outside the superstep structure */
 enum { T_DGREQ = 20, T_DGREP = 21 };
+/* the PUB extensions' range syncs (mpi_range.c): every packet, one tag */
+enum { T_RANGE = 30 };
 
 struct dgreq {
     uint32_t slot;
@@ -42,6 +45,7 @@ struct dgreq {
 #define H_SEPARATE 8u    /* the body follows as its own message */
 #define H_EMPTY 16u      /* no body at all */
 #define H_SHMBODY 32u    /* the body lies in the sender's shared body segment */
+#define H_RANGE 64u      /* gone: range packets were sent; a final one (T_RANGE) ends them */
 
 struct fhdr {
     uint64_t episode;
@@ -216,6 +220,7 @@ struct mpi_group {
     char **bsrc;               /* [P] a body still in a private buffer (or NULL) */
     struct sstep_ctx *ctx;     /* our context in this section */
     struct mpi_group *outer;   /* enclosing section of this process */
+    struct mpi_range *range;   /* E1/E2 state (mpi_range.c), made on first use */
 };
 
 static inline char *first_buf(struct mpi_group *g, int par, lpf_pid_t q)
@@ -246,6 +251,7 @@ struct shm_line {
     uint64_t final_steps[2];
     uint32_t final_failed[2];
     uint64_t need[2];        /* body-segment bytes this episode needs */
+    uint64_t final_range[2]; /* gone: 1 if range packets were sent (as H_RANGE) */
 };
 _Static_assert(sizeof(struct shm_line) <= SHM_LINE, "arrival line fits");
 
@@ -331,6 +337,9 @@ struct mpi_watch {
 };
 SSTEP_HIDDEN void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt,
         const unsigned char *state);
+/* the same for a wait among pids lo..lo+n-1 (state[k]: pid lo+k) */
+SSTEP_HIDDEN void mpi_watch_range(struct mpi_group *g, struct mpi_watch *wt, lpf_pid_t lo,
+        lpf_pid_t n, const unsigned char *state);
 SSTEP_HIDDEN int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook);
 SSTEP_HIDDEN void mpi_grow_bodies(struct mpi_group *g, struct sstep_ctx *ctx, size_t need, int par);
 SSTEP_HIDDEN int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e,
@@ -362,5 +371,17 @@ SSTEP_HIDDEN lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *i
 
 /* mpi_section.c */
 SSTEP_HIDDEN void mpi_serve_dgets(struct mpi_group *g);
+
+/* mpi_range.c: E1/E2/E4 (pub.md §12.2) */
+SSTEP_HIDDEN lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info);
+/* leaving the section: the final range packet to every peer if this
+ * process sent any (returns 1: announce H_RANGE / final_range) */
+SSTEP_HIDDEN int mpi_range_depart(struct mpi_group *g);
+/* q announced H_RANGE: its final range packet must be received */
+SSTEP_HIDDEN void mpi_range_need(struct mpi_group *g, lpf_pid_t q);
+/* after every peer is gone: receive until every announced final packet,
+ * complete our sends, free the state */
+SSTEP_HIDDEN void mpi_range_drain(struct mpi_group *g);
 
 #endif

@@ -29,11 +29,14 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
     const int par = (int)(e & 1);
     lpf_err_t rc = ctx->failed ? LPF_ERR_FATAL : LPF_SUCCESS;
     if (P == 1) return rc;
+    /* range syncs (mpi_range.c): our final range packet goes first */
+    const int ranged = mpi_range_depart(g);
     if (g->shm) {
         struct shm_line *ml = line_of(g, me);
         const int gp = (int)(g->gen & 1);
-        ml->final_steps[gp] = ctx->superstep;
+        ml->final_steps[gp] = ctx->superstep - ctx->range_steps;
         ml->final_failed[gp] = ctx->failed ? 1u : 0u;
+        ml->final_range[gp] = (uint64_t)ranged;
         /* a word of this section (the very first sync may not have
          * happened: then it still belongs to an older one) */
         for (int k = 0; k < 2; ++k) {
@@ -66,8 +69,10 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
                 }
                 mpi_wait_step(&w);
             }
-            if (l->final_failed[gp] || l->final_steps[gp] != ctx->superstep) rc = LPF_ERR_FATAL;
+            if (l->final_failed[gp] || l->final_steps[gp] != ctx->superstep - ctx->range_steps) rc = LPF_ERR_FATAL;
+            if (l->final_range[gp]) mpi_range_need(g, q);
         }
+        mpi_range_drain(g);
         mpi_serve_dgets(g);
         mpi_wait_all(g, &g->rdg);
         return rc;
@@ -75,8 +80,8 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
     struct fhdr gone;
     memset(&gone, 0, sizeof gone);
     gone.episode = e;
-    gone.check = ctx->superstep;
-    gone.flags = H_GONE | H_EMPTY | (ctx->failed ? H_FAILED : 0);
+    gone.check = ctx->superstep - ctx->range_steps;
+    gone.flags = H_GONE | H_EMPTY | (ctx->failed ? H_FAILED : 0) | (ranged ? H_RANGE : 0);
     for (lpf_pid_t k = 1; k < P; ++k) {
         lpf_pid_t q = me + k;
         if (q >= P) q -= P;
@@ -97,7 +102,8 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
             if (h->flags & H_GONE) {
                 g->got[q] = 2;
                 left--;
-                if ((h->flags & H_FAILED) || h->check != ctx->superstep) rc = LPF_ERR_FATAL;
+                if ((h->flags & H_FAILED) || h->check != ctx->superstep - ctx->range_steps) rc = LPF_ERR_FATAL;
+                if (h->flags & H_RANGE) mpi_range_need(g, q);
             } else {
                 /* its message of the exchange we did not complete: drop it */
                 g->got[q] = 0;
@@ -120,6 +126,7 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
             }
         }
     }
+    mpi_range_drain(g);
     /* direct gets a peer sent before its "gone" have arrived by now */
     mpi_serve_dgets(g);
     mpi_wait_all(g, &g->sfirst);
@@ -342,6 +349,9 @@ static size_t mp_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot
 {
     struct mpi_group *g = ctx->group;
     if (!g || pid >= g->P) return SIZE_MAX;
+    /* range syncs (E1/E2) do not exchange registrations: what we know may
+     * be stale once they are used (the owner checks at the sync) */
+    if (ctx->range_steps) return SIZE_MAX;
     const struct rsize *r = &g->rsz[pid];
     return slot < r->n ? r->s[slot] : SIZE_MAX;
 }
@@ -380,5 +390,6 @@ const struct sstep_engine sstep_mpi_engine = {
     .sync = mpi_sync,
     .direct_get = mp_direct_get,
     .remote_size = mp_remote_size,
+    .sync_range = mpi_sync_range,
     .abort = mp_abort,
 };

@@ -7,6 +7,7 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/mpi_apply.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_sync.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_section.c
+  ${CMAKE_CURRENT_LIST_DIR}/mpi_range.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_boot.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp_auth.c)

@@ -105,6 +105,7 @@ struct pt_group {
     struct pt_getcount *gc;           /* [P] gets reading each process */
     _Atomic uint64_t stall_warned;    /* watchdog: episode last reported + 1 */
     _Atomic int stall_fatal;          /* watchdog: somebody is giving up */
+    struct pt_range *_Atomic range;   /* E1/E2 state (pt_range.c), lazily */
 };
 
 static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_t e)
@@ -370,7 +371,7 @@ static void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx)
      * owner sets its own gone bits. */
     if (atomic_load_explicit(pt_word(g, pid, 1), memory_order_relaxed) & PT_GONE) return;
     struct pt_proc *me = &g->procs[pid];
-    me->final_syncs = ctx ? ctx->superstep : 0;
+    me->final_syncs = ctx ? ctx->superstep - ctx->range_steps : 0;
     me->final_failed = ctx ? ctx->failed : 1;
     atomic_fetch_or_explicit(pt_word(g, pid, 0), PT_GONE, memory_order_release);
     atomic_fetch_or_explicit(pt_word(g, pid, 1), PT_GONE, memory_order_release);
@@ -435,6 +436,7 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
 static void pt_group_free(struct pt_group *g)
 {
     if (!g) return;
+    pt_range_free(atomic_load_explicit(&g->range, memory_order_relaxed));
     for (lpf_pid_t s = 0; s < g->P; ++s) sstep_ctx_destroy(g->procs[s].ctx);
     free((void *)g->words);
     free((void *)g->locks);
@@ -472,7 +474,7 @@ static char *do_gets(struct sstep_ctx *me, struct sstep_ctx *src, char *stage)
             sstep_remote_range_error(src, me->get_name ? me->get_name : "lpf_get",
                     me->pid, r->slot, r->off, r->size);
         if (stage) {
-            memcpy(stage, from, r->size);
+            if (r->size) memcpy(stage, from, r->size);   /* zero-size: from may be NULL */
             stage += r->size;
         } else {
             sstep_copy(r->local, from, r->size);
@@ -487,7 +489,7 @@ static const char *unstage_gets(struct sstep_ctx *me, lpf_pid_t src, const char 
     struct sstep_queue *q = &me->q;
     struct sstep_req *reqs = q->reqs;
     for (uint32_t i = q->peers[src].head[SSTEP_GET]; i != SSTEP_NIL; i = reqs[i].next) {
-        memcpy(reqs[i].local, stage, reqs[i].size);
+        if (reqs[i].size) memcpy(reqs[i].local, stage, reqs[i].size);
         stage += reqs[i].size;
     }
     return stage;
@@ -935,5 +937,121 @@ const struct sstep_engine sstep_pthread_engine = {
     .sync = pt_sync,
     .direct_get = pt_direct_get,
     .remote_size = pt_remote_size,
+    .sync_range = pt_sync_range,
     .abort = pt_abort,
 };
+
+/* ------------------------------------------------------------------ */
+/* Services for the range syncs (pt_range.c)                            */
+/* ------------------------------------------------------------------ */
+
+struct pt_range *pt_x_range(struct sstep_ctx *ctx)
+{
+    struct pt_group *g = ctx->group;
+    struct pt_range *r = atomic_load_explicit(&g->range, memory_order_acquire);
+    if (SSTEP_LIKELY(r != NULL)) return r;
+    struct pt_range *n = pt_range_new(g->P);
+    if (!n) sstep_fatal(ctx, "sstep_sync_range", "out of memory");
+    struct pt_range *expected = NULL;
+    if (atomic_compare_exchange_strong_explicit(&g->range, &expected, n,
+                memory_order_acq_rel, memory_order_acquire))
+        return n;
+    pt_range_free(n);
+    return expected;
+}
+
+struct sstep_ctx *pt_x_ctx(struct sstep_ctx *ctx, lpf_pid_t q)
+{
+    struct pt_group *g = ctx->group;
+    return g->procs[q].ctx;
+}
+
+int pt_x_gone(struct sstep_ctx *ctx, lpf_pid_t q)
+{
+    struct pt_group *g = ctx->group;
+    return (atomic_load_explicit(pt_word(g, q, 1), memory_order_acquire) & PT_GONE) != 0;
+}
+
+void pt_x_wake(struct sstep_ctx *ctx)
+{
+    pt_publish_fence();
+    pt_wake(ctx->group);
+}
+
+void pt_x_leave(struct sstep_ctx *ctx)
+{
+    ctx->failed = 1;
+    pt_leave(ctx->group, ctx->pid, ctx);
+}
+
+void pt_x_count_readers(struct sstep_ctx *ctx)
+{
+    struct pt_group *g = ctx->group;
+    const struct sstep_queue *q = &ctx->q;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        lpf_pid_t s = q->touched[i];
+        if (s != ctx->pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL)
+            atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
+    }
+}
+
+int pt_x_get_phase(struct sstep_ctx *ctx)
+{
+    return pt_get_phase(ctx->group, ctx);
+}
+
+void pt_x_push(struct sstep_ctx *ctx)
+{
+    struct pt_group *g = ctx->group;
+    if (ctx->q.kinds & (1u << SSTEP_PUT)) do_push(g, ctx, g->pend + (size_t)ctx->pid * g->P);
+}
+
+void pt_x_stalled(struct sstep_ctx *ctx, uint64_t waited, lpf_pid_t n,
+        const unsigned char *state, const uint64_t *steps)
+{
+    struct pt_group *g = ctx->group;
+    const struct sstep_watchdog *wd = sstep_watchdog();
+    const int fatal = wd->timeout_ns && waited >= wd->timeout_ns;
+    if (fatal && atomic_exchange(&g->stall_fatal, 1) != 0) return;
+    sstep_sync_stalled(ctx, waited, n, state, steps, fatal);
+}
+
+/* Wait until pred(arg, waited_ns) returns non-zero, with the strategy of
+ * pt_wait: spin (every process has a core), else yield, then sleep on the
+ * group's futex (woken by pt_x_wake; re-checks at least every 10 ms). */
+int pt_x_wait(struct sstep_ctx *ctx, int (*pred)(void *, uint64_t), void *arg)
+{
+    struct pt_group *g = ctx->group;
+    int r = pred(arg, 0);
+    if (r) return r;
+    int spin = atomic_load_explicit(&live_procs, memory_order_relaxed) <= sstep_online_cores();
+    uint64_t t0 = now_ns();
+    if (spin) {
+        for (unsigned i = 1;; ++i) {
+            cpu_relax();
+            if ((r = pred(arg, 0))) return r;
+            if ((i & 255) == 0 && now_ns() - t0 > SPIN_NS) break;
+        }
+    } else {
+        for (uint64_t t1 = t0;;) {
+            sched_yield();
+            uint64_t t2 = now_ns();
+            if ((r = pred(arg, t2 - t0))) return r;
+            if (t2 - t1 > YIELD_SLICE_NS || t2 - t0 > YIELD_NS) break;
+            t1 = t2;
+        }
+    }
+    struct pt_sleep *z = g->sleep;
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&z->seq, memory_order_acquire);
+        atomic_fetch_add_explicit(&z->sleepers, 1, memory_order_seq_cst);
+        pt_sleeper_fence();
+        if ((r = pred(arg, now_ns() - t0))) {
+            atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
+            return r;
+        }
+        futex_wait(&z->seq, seq);
+        atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
+        if ((r = pred(arg, now_ns() - t0))) return r;
+    }
+}

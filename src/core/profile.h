@@ -1,0 +1,45 @@
+/*
+ * The superstep profiler's recording half (SUPERSTEP_PROFILE=<dir>; see
+ * docs/profiler.md). The core calls these hooks; everything else (merging
+ * the processes' parts, the summary, the trace, the HTML report, the
+ * prediction) is in src/prof/.
+ *
+ * Cost when off: ctx->prof is NULL, and the sync path tests it once before
+ * and once after the exchange (a predictable branch on a field of a context
+ * line that the sync reads anyway). When on, each process appends one
+ * record per superstep to buffers it owns (no sharing, no locks); its part
+ * file is written when its context ends (the end of its section), never in
+ * a superstep.
+ */
+#ifndef SSTEP_PROFILE_H
+#define SSTEP_PROFILE_H
+
+#include "core_internal.h"
+
+/* which entry point ended the superstep (recorded with the caller's
+ * address, which the report maps to a layer) */
+enum sstep_prof_origin {
+    SSTEP_PROF_LPF = 0,   /* lpf_sync: the program, or a layer (collectives) */
+    SSTEP_PROF_EXT = 1,   /* sstep_sync_ext: BSPlib's bsp_sync */
+    SSTEP_PROF_E1 = 2,    /* sstep_sync_range (PUB) */
+    SSTEP_PROF_E2 = 3     /* sstep_oblsync (PUB) */
+};
+
+struct sstep_prof;
+
+/* a new context: attach a recorder when profiling is on (else ctx->prof
+ * stays NULL) */
+SSTEP_HIDDEN void sstep_prof_attach(struct sstep_ctx *ctx);
+/* the context ends: write its part, free the recorder */
+SSTEP_HIDDEN void sstep_prof_detach(struct sstep_ctx *ctx);
+
+/* around engine->exec_begin, on the thread that starts the section: the
+ * contexts created meanwhile belong to a section nested in `parent` */
+SSTEP_HIDDEN void sstep_prof_exec_enter(struct sstep_ctx *parent);
+SSTEP_HIDDEN void sstep_prof_exec_leave(void);
+
+/* around the exchange of a superstep (ctx->prof != NULL) */
+SSTEP_HIDDEN void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site);
+SSTEP_HIDDEN void sstep_prof_sync_end(struct sstep_ctx *ctx, lpf_err_t rc);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * PUB extensions E1-E4 (pub.md §12.2): the core's part, shared with the
+ * engines. Stamped messages travel as batches: one per (sender, receiver,
+ * stamp), position independent (a header, the sizes, the payloads), so that
+ * the MPI engine can ship one as bytes and the pthread engine can hand one
+ * over by pointer. Every receiver keeps the batches it got in its mailbox
+ * (lock per receiver) until its E1/E2 for the batch's stamp takes them into
+ * a delivery, which lives until sstep_inbox_release.
+ */
+#ifndef SSTEP_PUBEXT_INTERNAL_H
+#define SSTEP_PUBEXT_INTERNAL_H
+
+#include "core_internal.h"
+#include <pthread.h>
+
+enum { SSTEP_E1 = 0, SSTEP_E2 = 1 };
+
+struct sstep_batch {
+    struct sstep_batch *next;   /* receiver's list (not meaningful on the wire) */
+    uint64_t object, step;
+    uint32_t src, kind;         /* sender's pid, SSTEP_E1 / SSTEP_E2 */
+    uint64_t nmsgs;
+    uint64_t bytes;             /* whole batch, header included */
+    uint64_t pad_[2];
+    /* uint64_t size[nmsgs]; then the payloads, each 16-byte aligned */
+};
+_Static_assert(sizeof(struct sstep_batch) == 64, "batch header is 64 bytes");
+
+static inline const uint64_t *sstep_batch_sizes(const struct sstep_batch *b)
+{
+    return (const uint64_t *)(b + 1);
+}
+
+static inline size_t sstep_batch_data_off(uint64_t nmsgs)
+{
+    return (sizeof(struct sstep_batch) + nmsgs * 8 + 15) & ~(size_t)15;
+}
+
+struct sstep_mailbox {
+    pthread_mutex_t lock;
+    struct sstep_batch *head, *tail;
+    _Atomic uint64_t pushes;    /* batches ever put (waiters poll this) */
+};
+
+struct sstep_delivery {
+    struct sstep_delivery *next;
+    struct sstep_stamp stamp;
+    size_t n;
+    struct sstep_msg *msgs;
+    struct sstep_batch *batches;
+};
+
+struct sstep_scope {
+    struct sstep_queue q;        /* the set-aside queue */
+    struct sstep_arena cur, old; /* its staging (current, previous superstep) */
+    uint32_t fresh, nfree, floor;/* global slot allocator at the push */
+};
+
+struct sstep_ext {
+    struct sstep_mailbox mbox;
+    struct sstep_delivery *deliv;
+    struct sstep_scope *scopes;
+    size_t depth, cap;
+    struct sstep_queue *qpool;   /* empty queues for scopes */
+    size_t npool, poolcap;
+    void *engine;                /* engine's per-process range state */
+    void (*engine_free)(void *);
+};
+
+SSTEP_HIDDEN struct sstep_ext *sstep_ext_get(struct sstep_ctx *ctx);
+SSTEP_HIDDEN void sstep_ext_free(struct sstep_ctx *ctx);
+
+/* batch of ctx's queued messages to dst, stamped; NULL when there are none
+ * (*oom set when out of memory) */
+SSTEP_HIDDEN struct sstep_batch *sstep_batch_build(struct sstep_ctx *ctx, lpf_pid_t dst,
+        struct sstep_stamp s, int kind, int *oom);
+/* hand a batch to dst's mailbox (any thread) */
+SSTEP_HIDDEN void sstep_mailbox_put(struct sstep_ctx *dst, struct sstep_batch *b);
+/* messages stamped s in ctx's mailbox; *bad_src: the source of a batch
+ * stamped s of the other kind (LPF_MAX_P: none) */
+SSTEP_HIDDEN size_t sstep_mailbox_count(struct sstep_ctx *ctx, struct sstep_stamp s, int kind,
+        lpf_pid_t *bad_src);
+/* take the batches stamped s into a delivery; sets info->arrived and, for
+ * late messages or batches of the other kind, info->cause. Returns 0 or -1
+ * (out of memory). */
+SSTEP_HIDDEN int sstep_deliver(struct sstep_ctx *ctx, struct sstep_stamp s, int kind,
+        struct sstep_sync_info *info);
+/* the local part of E1/E2 (requests to the caller itself) */
+SSTEP_HIDDEN void sstep_self_exchange(struct sstep_ctx *ctx);
+
+static inline int sstep_stamp_eq(struct sstep_stamp a, struct sstep_stamp b)
+{
+    return a.object == b.object && a.step == b.step;
+}
+
+#endif

@@ -1,0 +1,497 @@
+/*
+ * The pthread engine's PUB extensions (pub.md §12.2): E1 (sync over a range
+ * of pids, matched by stamp), E2 (oblivious sync) and E4 (no hang).
+ *
+ * E1 barrier: arrivals meet in an entry keyed by (stamp, phase) in a small
+ * table of the section (a mutex guards the list; waiters spin on the
+ * entry's atomic count without it). The last member to leave an entry
+ * frees it. A sync is  [ship messages] -> phase 0 -> [gets] -> [phase 1]
+ * -> [puts] -> [phase 2], the bracketed steps only when some member of the
+ * range queued requests of that kind (the OR of the flags travels with
+ * phase 0). Messages are copied into the receivers' stamped mailboxes
+ * before the sender arrives, so after phase 0 everything shipped to the
+ * caller for this stamp is there.
+ *
+ * Every process publishes what it waits in (stamp, kind, range, counts) in
+ * a record of its own cache line (a seqlock). Waiters check their range's
+ * records and gone bits on the slow path: a member gone, or waiting in a
+ * later step of the same object or the other kind for this stamp, ends the
+ * wait at once (after re-checking that the wait is not complete).
+ *
+ * Deadlock (E4): `events` counts every state change a wait can depend on
+ * (arrivals, shipped batches). A waiter blocked for 0.1 s publishes the
+ * value of `events` it read before it last found its condition false. Any
+ * such waiter may probe (trylock): if every process of the section is gone
+ * or blocked with that same value, and two probes at least 50 ms apart see
+ * the same `events`, nothing can change any more: deadlock, reported to
+ * every blocked waiter.
+ */
+#include "pthread_internal.h"
+#include "../../core/pubext_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PT_RLINE 128
+#define BLOCKED_NS 100000000ull    /* 0.1 s before taking part in detection */
+#define PROBE_GAP_NS 50000000ull   /* two probes this far apart */
+#define SLOW_EVERY_NS 1000000ull   /* slow-path checks at most this often */
+
+struct pt_rec {
+    _Atomic uint64_t seq;          /* seqlock: odd while being written */
+    _Atomic uint64_t object, step;
+    _Atomic uint32_t kind, waiting;
+    _Atomic uint32_t lo, n;
+    _Atomic uint64_t arrived, expect;
+    _Atomic uint64_t checked;      /* events+1 at the last failed check; 0: not blocked */
+} __attribute__((aligned(PT_RLINE)));
+
+struct pt_entry {
+    struct pt_entry *next;
+    uint64_t object, step;
+    uint32_t phase;
+    lpf_pid_t n;
+    _Atomic lpf_pid_t count, departed;
+    _Atomic uint64_t flags;
+    _Atomic uint64_t checks[];     /* [n]: agreement values, by pid - lo */
+};
+
+struct pt_range {
+    lpf_pid_t P;
+    pthread_mutex_t lock;          /* the entry list */
+    struct pt_entry *entries;
+    _Alignas(PT_RLINE) _Atomic uint64_t events;
+    _Alignas(PT_RLINE) pthread_mutex_t dl_lock;
+    uint64_t dl_events, dl_time;   /* last probe that found all blocked */
+    int dl_seen;
+    _Atomic int deadlock;          /* declared; report below */
+    lpf_pid_t rep_pid, rep_lo, rep_n;
+    int rep_kind;
+    uint64_t rep_object, rep_step, rep_arrived, rep_expect;
+    struct pt_rec *recs;           /* [P] */
+};
+
+static uint64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+struct pt_range *pt_range_new(lpf_pid_t P)
+{
+    struct pt_range *r = aligned_alloc(PT_RLINE, (sizeof *r + PT_RLINE - 1) / PT_RLINE * PT_RLINE);
+    if (!r) return NULL;
+    memset(r, 0, sizeof *r);
+    r->P = P;
+    r->recs = aligned_alloc(PT_RLINE, (size_t)P * sizeof *r->recs);
+    if (!r->recs) { free(r); return NULL; }
+    memset(r->recs, 0, (size_t)P * sizeof *r->recs);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_mutex_init(&r->dl_lock, NULL);
+    return r;
+}
+
+void pt_range_free(struct pt_range *r)
+{
+    if (!r) return;
+    for (struct pt_entry *e = r->entries, *n; e; e = n) {
+        n = e->next;
+        free(e);
+    }
+    pthread_mutex_destroy(&r->lock);
+    pthread_mutex_destroy(&r->dl_lock);
+    free(r->recs);
+    free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                              */
+/* ------------------------------------------------------------------ */
+
+static void rec_enter(struct pt_rec *m, struct sstep_stamp s, int kind, lpf_pid_t lo,
+        lpf_pid_t n, size_t expect)
+{
+    uint64_t q = atomic_load_explicit(&m->seq, memory_order_relaxed);
+    atomic_store_explicit(&m->seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&m->object, s.object, memory_order_relaxed);
+    atomic_store_explicit(&m->step, s.step, memory_order_relaxed);
+    atomic_store_explicit(&m->kind, (uint32_t)kind, memory_order_relaxed);
+    atomic_store_explicit(&m->lo, lo, memory_order_relaxed);
+    atomic_store_explicit(&m->n, n, memory_order_relaxed);
+    atomic_store_explicit(&m->arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->expect, expect, memory_order_relaxed);
+    atomic_store_explicit(&m->checked, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->waiting, 1, memory_order_relaxed);
+    atomic_store_explicit(&m->seq, q + 2, memory_order_release);
+}
+
+static void rec_leave(struct pt_rec *m)
+{
+    atomic_store_explicit(&m->checked, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->waiting, 0, memory_order_release);
+}
+
+struct rec_view {
+    uint64_t object, step, arrived, expect;
+    uint32_t kind, waiting, lo, n;
+};
+
+static void rec_read(struct pt_rec *m, struct rec_view *v)
+{
+    for (;;) {
+        uint64_t a = atomic_load_explicit(&m->seq, memory_order_acquire);
+        if (a & 1) { sched_yield(); continue; }
+        v->object = atomic_load_explicit(&m->object, memory_order_relaxed);
+        v->step = atomic_load_explicit(&m->step, memory_order_relaxed);
+        v->kind = atomic_load_explicit(&m->kind, memory_order_relaxed);
+        v->lo = atomic_load_explicit(&m->lo, memory_order_relaxed);
+        v->n = atomic_load_explicit(&m->n, memory_order_relaxed);
+        v->arrived = atomic_load_explicit(&m->arrived, memory_order_relaxed);
+        v->expect = atomic_load_explicit(&m->expect, memory_order_relaxed);
+        v->waiting = atomic_load_explicit(&m->waiting, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&m->seq, memory_order_relaxed) == a) return;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Waiting with the slow-path checks                                    */
+/* ------------------------------------------------------------------ */
+
+struct waitst {
+    struct sstep_ctx *ctx;
+    struct pt_range *r;
+    struct sstep_stamp s;
+    int kind;
+    lpf_pid_t lo, n;
+    size_t expect;
+    struct pt_entry *e;            /* E1: the entry waited on */
+    uint64_t pushes;               /* E2: mailbox pushes last counted */
+    size_t have;                   /* E2: messages counted */
+    uint64_t last_slow;
+    int warned;
+    struct sstep_sync_info *info;
+    int cause;
+};
+
+enum { W_DONE = 1, W_FAIL = 2 };
+
+static int cond_met(struct waitst *w)
+{
+    if (w->kind == SSTEP_E1)
+        return atomic_load_explicit(&w->e->count, memory_order_acquire) == w->n;
+    struct sstep_mailbox *m = &sstep_ext_get(w->ctx)->mbox;
+    uint64_t p = atomic_load_explicit(&m->pushes, memory_order_acquire);
+    if (p != w->pushes) {
+        lpf_pid_t bad;
+        w->pushes = p;
+        w->have = sstep_mailbox_count(w->ctx, w->s, w->kind, &bad);
+        atomic_store_explicit(&w->r->recs[w->ctx->pid].arrived, w->have, memory_order_relaxed);
+        if (bad != LPF_MAX_P) {
+            w->cause = SSTEP_CAUSE_MISMATCH;
+            w->info->peer = bad;
+            w->info->peer_stamp = w->s;
+            w->info->peer_kind = SSTEP_KIND_SYNC;
+            return 1;
+        }
+    }
+    return w->have >= w->expect;
+}
+
+static void fill_deadlock(struct waitst *w)
+{
+    struct pt_range *r = w->r;
+    struct sstep_sync_info *info = w->info;
+    w->cause = SSTEP_CAUSE_DEADLOCK;
+    info->peer = r->rep_pid;
+    info->peer_kind = r->rep_kind;
+    info->peer_stamp.object = r->rep_object;
+    info->peer_stamp.step = r->rep_step;
+    info->peer_lo = r->rep_lo;
+    info->peer_n = r->rep_n;
+    info->peer_arrived = r->rep_arrived;
+    info->peer_expect = r->rep_expect;
+    info->report = 0;
+}
+
+/* every process gone or blocked having seen `ev` events: deadlock? */
+static void probe(struct waitst *w, uint64_t ev)
+{
+    struct pt_range *r = w->r;
+    if (pthread_mutex_trylock(&r->dl_lock) != 0) return;
+    if (atomic_load_explicit(&r->deadlock, memory_order_acquire)) goto out;
+    const lpf_pid_t P = r->P;
+    int all = 1;
+    for (lpf_pid_t q = 0; q < P && all; ++q) {
+        if (pt_x_gone(w->ctx, q)) continue;
+        struct pt_rec *m = &r->recs[q];
+        if (!atomic_load_explicit(&m->waiting, memory_order_acquire)
+                || atomic_load_explicit(&m->checked, memory_order_acquire) != ev + 1)
+            all = 0;
+    }
+    if (all && atomic_load_explicit(&r->events, memory_order_seq_cst) != ev) all = 0;
+    uint64_t now = mono_ns();
+    if (!all) {
+        r->dl_seen = 0;
+    } else if (!r->dl_seen || r->dl_events != ev) {
+        r->dl_seen = 1;
+        r->dl_events = ev;
+        r->dl_time = now;
+    } else if (now - r->dl_time >= PROBE_GAP_NS) {
+        /* the report: the lowest pid blocked in E2, else the lowest blocked */
+        lpf_pid_t pick = LPF_MAX_P, first = LPF_MAX_P;
+        struct rec_view v, pv;
+        memset(&pv, 0, sizeof pv);
+        for (lpf_pid_t q = 0; q < P; ++q) {
+            if (pt_x_gone(w->ctx, q)) continue;
+            rec_read(&r->recs[q], &v);
+            if (first == LPF_MAX_P) { first = q; pv = v; }
+            if (v.kind == SSTEP_E2) { pick = q; pv = v; break; }
+        }
+        if (pick == LPF_MAX_P) pick = first;
+        r->rep_pid = pick;
+        r->rep_kind = pv.kind == SSTEP_E2 ? SSTEP_KIND_OBLSYNC : SSTEP_KIND_SYNC;
+        r->rep_object = pv.object;
+        r->rep_step = pv.step;
+        r->rep_lo = pv.lo;
+        r->rep_n = pv.n;
+        r->rep_arrived = pv.arrived;
+        r->rep_expect = pv.expect;
+        atomic_store_explicit(&r->deadlock, 1, memory_order_release);
+    }
+out:
+    pthread_mutex_unlock(&r->dl_lock);
+    if (atomic_load_explicit(&r->deadlock, memory_order_acquire)) pt_x_wake(w->ctx);
+}
+
+/* A member gone, or waiting where it cannot meet us: the cause, else 0. */
+static int range_problem(struct waitst *w)
+{
+    struct pt_range *r = w->r;
+    struct rec_view v;
+    for (lpf_pid_t k = 0; k < w->n; ++k) {
+        lpf_pid_t q = w->lo + k;
+        if (q == w->ctx->pid) continue;
+        if (w->kind == SSTEP_E1 && pt_x_gone(w->ctx, q)) {
+            w->info->peer = q;
+            return SSTEP_CAUSE_GONE;
+        }
+        rec_read(&r->recs[q], &v);
+        if (!v.waiting || v.object != w->s.object) continue;
+        if ((w->kind == SSTEP_E1 && v.step > w->s.step)
+                || (v.step == w->s.step && (int)v.kind != w->kind)) {
+            w->info->peer = q;
+            w->info->peer_stamp.object = v.object;
+            w->info->peer_stamp.step = v.step;
+            w->info->peer_kind = v.kind == SSTEP_E2 ? SSTEP_KIND_OBLSYNC : SSTEP_KIND_SYNC;
+            return SSTEP_CAUSE_MISMATCH;
+        }
+    }
+    return 0;
+}
+
+static int wait_pred(void *arg, uint64_t waited)
+{
+    struct waitst *w = arg;
+    struct pt_range *r = w->r;
+    uint64_t ev = atomic_load_explicit(&r->events, memory_order_seq_cst);
+    if (cond_met(w)) return w->cause ? W_FAIL : W_DONE;
+    if (waited == 0) return 0;
+    uint64_t now = mono_ns();
+    if (now - w->last_slow < SLOW_EVERY_NS) return 0;
+    w->last_slow = now;
+    if (atomic_load_explicit(&r->deadlock, memory_order_acquire)) {
+        fill_deadlock(w);
+        return W_FAIL;
+    }
+    int c = range_problem(w);
+    if (c) {
+        /* complete after all? (members leave only a complete barrier) */
+        if (cond_met(w)) return w->cause ? W_FAIL : W_DONE;
+        w->cause = c;
+        return W_FAIL;
+    }
+    if (waited >= BLOCKED_NS) {
+        atomic_store_explicit(&r->recs[w->ctx->pid].checked, ev + 1, memory_order_seq_cst);
+        probe(w, ev);
+        if (atomic_load_explicit(&r->deadlock, memory_order_acquire)) {
+            fill_deadlock(w);
+            return W_FAIL;
+        }
+    }
+    const struct sstep_watchdog *wd = sstep_watchdog();
+    if (SSTEP_UNLIKELY(wd->first_ns) && waited >= wd->first_ns
+            && (!w->warned || (wd->timeout_ns && waited >= wd->timeout_ns))) {
+        w->warned = 1;
+        unsigned char *state = calloc(w->n, 1);
+        uint64_t *steps = calloc(w->n, sizeof *steps);
+        if (state && steps) {
+            struct rec_view v;
+            for (lpf_pid_t k = 0; k < w->n; ++k) {
+                lpf_pid_t q = w->lo + k;
+                rec_read(&r->recs[q], &v);
+                struct sstep_ctx *c2 = pt_x_ctx(w->ctx, q);
+                steps[k] = c2 ? __atomic_load_n(&c2->superstep, __ATOMIC_RELAXED) : 0;
+                state[k] = pt_x_gone(w->ctx, q) ? SSTEP_ARR_LEFT
+                        : (v.waiting && v.object == w->s.object && v.step == w->s.step)
+                            ? SSTEP_ARR_YES : SSTEP_ARR_NOT;
+            }
+            pt_x_stalled(w->ctx, waited, w->n, state, steps);
+        }
+        free(state);
+        free(steps);
+    }
+    return 0;
+}
+
+static int do_wait(struct waitst *w)
+{
+    w->last_slow = 0;
+    return pt_x_wait(w->ctx, wait_pred, w);
+}
+
+/* ------------------------------------------------------------------ */
+/* E1 barrier entries                                                   */
+/* ------------------------------------------------------------------ */
+
+static struct pt_entry *arrive(struct pt_range *r, struct sstep_stamp s, uint32_t phase,
+        lpf_pid_t lo, lpf_pid_t n, lpf_pid_t pid, uint64_t flags, uint64_t check)
+{
+    pthread_mutex_lock(&r->lock);
+    struct pt_entry *e = r->entries;
+    while (e && !(e->object == s.object && e->step == s.step && e->phase == phase)) e = e->next;
+    if (!e) {
+        e = calloc(1, sizeof *e + (size_t)n * sizeof(uint64_t));
+        if (!e) { pthread_mutex_unlock(&r->lock); return NULL; }
+        e->object = s.object;
+        e->step = s.step;
+        e->phase = phase;
+        e->n = n;
+        e->next = r->entries;
+        r->entries = e;
+    }
+    if (pid - lo < e->n) atomic_store_explicit(&e->checks[pid - lo], check, memory_order_relaxed);
+    atomic_fetch_or_explicit(&e->flags, flags, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->count, 1, memory_order_release);
+    pthread_mutex_unlock(&r->lock);
+    return e;
+}
+
+static void depart(struct pt_range *r, struct pt_entry *e)
+{
+    /* read n before departing: once the last member has departed, e is freed */
+    const lpf_pid_t n = e->n;
+    if (atomic_fetch_add_explicit(&e->departed, 1, memory_order_acq_rel) + 1 != n) return;
+    pthread_mutex_lock(&r->lock);
+    for (struct pt_entry **pp = &r->entries; *pp; pp = &(*pp)->next)
+        if (*pp == e) { *pp = e->next; break; }
+    pthread_mutex_unlock(&r->lock);
+    free(e);
+}
+
+static int barrier(struct waitst *w, uint32_t phase, uint64_t flags, uint64_t check,
+        uint64_t *or_flags)
+{
+    struct pt_range *r = w->r;
+    w->e = arrive(r, w->s, phase, w->lo, w->n, w->ctx->pid, flags, check);
+    if (!w->e) return -1;
+    atomic_fetch_add_explicit(&r->events, 1, memory_order_seq_cst);
+    pt_x_wake(w->ctx);
+    if (do_wait(w) != W_DONE) return -1;
+    struct pt_entry *e = w->e;
+    *or_flags = atomic_load_explicit(&e->flags, memory_order_relaxed);
+    if (phase == 0 && (*or_flags & 1)) {
+        struct sstep_sync_info *info = w->info;
+        for (lpf_pid_t k = 0; k < w->n; ++k) {
+            uint64_t c = atomic_load_explicit(&e->checks[k], memory_order_relaxed);
+            if (c != check && !info->mismatch) {
+                info->mismatch = 1;
+                info->peer = w->lo + k;
+                info->peer_check = c;
+            }
+        }
+    }
+    depart(r, e);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* E1 and E2                                                            */
+/* ------------------------------------------------------------------ */
+
+static int ship(struct sstep_ctx *ctx, struct pt_range *r, struct sstep_stamp s, int kind)
+{
+    const struct sstep_queue *q = &ctx->q;
+    if (!(q->kinds & (1u << SSTEP_MSG))) return 0;
+    int oom = 0;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        lpf_pid_t d = q->touched[i];
+        struct sstep_batch *b = sstep_batch_build(ctx, d, s, kind, &oom);
+        if (oom) return -1;
+        if (b) sstep_mailbox_put(pt_x_ctx(ctx, d), b);
+    }
+    atomic_fetch_add_explicit(&r->events, 1, memory_order_seq_cst);
+    pt_x_wake(ctx);
+    return 0;
+}
+
+lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
+{
+    struct pt_range *r = pt_x_range(ctx);
+    struct pt_rec *me = &r->recs[ctx->pid];
+    struct waitst w;
+    memset(&w, 0, sizeof w);
+    w.ctx = ctx;
+    w.r = r;
+    w.s = stamp;
+    w.kind = kind;
+    w.lo = lo;
+    w.n = n;
+    w.expect = expect;
+    w.info = info;
+    w.pushes = UINT64_MAX;
+    (void)sstep_ext_get(ctx);   /* our mailbox exists before anybody ships */
+    rec_enter(me, stamp, kind, lo, n, expect);
+    if (ship(ctx, r, stamp, kind)) goto fail;
+
+    if (kind == SSTEP_E2) {
+        if (do_wait(&w) != W_DONE) goto fail;
+        rec_leave(me);
+        if (sstep_deliver(ctx, stamp, kind, info)) goto fail;
+        if (info->cause == SSTEP_CAUSE_OK && info->arrived > expect) {
+            info->cause = SSTEP_CAUSE_EXTRA;
+            return LPF_ERR_FATAL;
+        }
+        return info->cause == SSTEP_CAUSE_OK ? LPF_SUCCESS : LPF_ERR_FATAL;
+    }
+
+    const unsigned kinds = ctx->q.kinds;
+    if (kinds & (1u << SSTEP_GET)) pt_x_count_readers(ctx);
+    uint64_t all = 0, none;
+    const uint64_t f = ((uint64_t)kinds << 1) | (info->check ? 1u : 0u);
+    if (barrier(&w, 0, f, info->check, &all)) goto fail;
+    const uint64_t F_GET = (uint64_t)2 << SSTEP_GET, F_PUT = (uint64_t)2 << SSTEP_PUT;
+    if (all & F_GET) {
+        if (pt_x_get_phase(ctx)) goto fail;
+        if ((all & F_PUT) && barrier(&w, 1, 0, 0, &none)) goto fail;
+    }
+    pt_x_push(ctx);
+    if ((all & (F_GET | F_PUT)) && barrier(&w, 2, 0, 0, &none)) goto fail;
+    rec_leave(me);
+    if (sstep_deliver(ctx, stamp, kind, info)) goto fail;
+    return info->cause == SSTEP_CAUSE_OK ? LPF_SUCCESS : LPF_ERR_FATAL;
+fail:
+    if (w.cause) info->cause = w.cause;
+    if (w.cause == SSTEP_CAUSE_DEADLOCK) {
+        /* one process reports: the one the report names */
+        info->report = ctx->pid == r->rep_pid;
+    }
+    /* the record stays: members still waiting see what we waited in (our
+     * gone bit keeps us out of the deadlock probes) */
+    pt_x_leave(ctx);
+    return LPF_ERR_FATAL;
+}

@@ -1,0 +1,140 @@
+/*
+ * The superstep profiler's analysis half (docs/profiler.md): reads the
+ * parts a profiled run wrote (src/core/profile.c), merges them, and writes
+ * the summary, the Chrome/Perfetto trace, the HTML report and predictions.
+ * Built into the library (the end-of-run report) and into bspprof.
+ */
+#ifndef SSTEP_PROF_H
+#define SSTEP_PROF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#if defined(__GNUC__)
+# define SSTEP_PROF_API __attribute__((visibility("hidden")))
+#else
+# define SSTEP_PROF_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SSTEP_PROF_MAGIC "superstep-profile"
+#define SSTEP_PROF_VERSION 1
+#define SSTEP_PROF_GL_POINTS 25   /* g, l sampled at m = 1, 2, 4, ..., 2^24 bytes */
+
+/* The end-of-run report of the library: merge the parts of `run` in dir,
+ * write summary.txt, trace.json and report.html there and print the
+ * summary on stderr. wait: give parts still missing (other MPI ranks) up to
+ * SUPERSTEP_PROFILE_WAIT seconds (default 10) to appear. 0 or -1. */
+SSTEP_PROF_API int sstep_prof_report(const char *dir, const char *run, int wait);
+
+/* ---- for bspprof and the tests ---------------------------------------- */
+
+struct pf_step {
+    double t0, t1;           /* sync entered / left, s, on the run's clock */
+    uint64_t bytes[3];       /* put, get, message bytes issued */
+    uint32_t reqs[3];
+    uint32_t msgs_in;
+    int origin, site, rc;
+    size_t peer_first;
+    uint32_t npeer;
+};
+
+struct pf_peer {
+    uint32_t q;
+    uint64_t out, get;
+};
+
+struct pf_site {
+    int origin;
+    char layer[16];
+    char name[200];
+};
+
+struct pf_part {
+    char key[200], parent[200];
+    int parent_pid;
+    unsigned P, pid;
+    char engine[32], host[256];
+    long ospid;
+    uint64_t start_mono, start_real, end_ns;
+    size_t lost;
+    double r;
+    double gl_m[SSTEP_PROF_GL_POINTS], gl_g[SSTEP_PROF_GL_POINTS], gl_l[SSTEP_PROF_GL_POINTS];
+    struct pf_site *sites;
+    unsigned nsites;
+    struct pf_step *steps;
+    size_t nsteps;
+    struct pf_peer *peers;
+    size_t npeers;
+    double start, end;       /* s, on the run's clock */
+};
+
+/* one superstep of a section, merged over its processes */
+struct pf_sstep {
+    double begin, end;       /* end of the previous sync (or the start) .. last process out */
+    double time;             /* end - begin */
+    double comp_max, comp_mean, comm;   /* comm: the shortest sync of the processes */
+    double imbalance;        /* comp_max / comp_mean (1 when both are 0) */
+    uint64_t h;              /* max over processes of bytes sent or received */
+    uint64_t bytes, reqs;    /* all processes, all kinds */
+    double m;                /* mean request size */
+    double g, l, pred_comm;  /* recorded g(m), l(m); g·h + l */
+    const char *layer;
+    const char *cause;
+};
+
+struct pf_section {
+    char key[200], parent[200];
+    int top;
+    unsigned P, present;
+    struct pf_part **part;   /* [P], NULL where missing */
+    struct pf_part *ref;     /* lowest pid present */
+    size_t nsteps;           /* supersteps every present process recorded */
+    int unequal;             /* processes recorded different numbers */
+    struct pf_sstep *st;
+    double start, end, total;
+    double comp, comm, wait, life;   /* summed over processes */
+    double pred;             /* prediction with the recorded g, l */
+    double r;
+};
+
+struct pf_run {
+    char dir[2048], run[128];
+    struct pf_part *parts;
+    size_t nparts;
+    struct pf_section *sec;
+    size_t nsec;
+    double total;            /* sum of the top-level sections' times */
+};
+
+/* target machine of a prediction: constants, or saved rows of a file */
+struct pf_machine {
+    int from_file;
+    double g, l, r;          /* constants (r 0: unknown) */
+    char path[2048];
+};
+
+/* load the parts of `run` (NULL or "": the newest run in dir); 0 or -1
+ * with a message in err */
+SSTEP_PROF_API int pf_load(struct pf_run *R, const char *dir, const char *run,
+        char *err, size_t errlen);
+SSTEP_PROF_API void pf_free(struct pf_run *R);
+SSTEP_PROF_API void pf_summary(FILE *f, const struct pf_run *R);
+SSTEP_PROF_API int pf_trace(FILE *f, const struct pf_run *R);
+SSTEP_PROF_API int pf_html(FILE *f, const struct pf_run *R);
+/* predicted time of a section / the run on machine M; 0 on success */
+SSTEP_PROF_API int pf_machine_load(struct pf_machine *M, const char *path, char *err, size_t errlen);
+SSTEP_PROF_API double pf_predict_section(const struct pf_section *S, const struct pf_machine *M);
+SSTEP_PROF_API void pf_predict(FILE *f, const struct pf_run *R, const struct pf_machine *M);
+/* summary.txt, trace.json, report.html in outdir (and the summary on `also`) */
+SSTEP_PROF_API int pf_write_all(const struct pf_run *R, const char *outdir, FILE *also);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * Programs for the checked-mode tests (tests/checked/CMakeLists.txt):
+ *   chk_prog CASE P
+ * Each mistake case commits one mistake that checked mode (SUPERSTEP_CHECK=1)
+ * reports with one line and exit status 6; each ok case is a correct
+ * program that prints "result <checksum>" and exits 0 with and without
+ * checked mode. On MPI, ranks other than 0 take CASE from
+ * SUPERSTEP_CHKTEST_CASE (bsprun hands SUPERSTEP_* settings to every rank).
+ */
+#include <lpf/core.h>
+#include <bsp.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *which;
+static lpf_t saved_ctx;
+
+#define CK(x) do { if ((x) != LPF_SUCCESS) { fprintf(stderr, "%s failed\n", #x); abort(); } } while (0)
+
+static void setup(lpf_t ctx, size_t regs, size_t msgs)
+{
+    CK(lpf_resize_memory_register(ctx, regs));
+    CK(lpf_resize_message_queue(ctx, msgs));
+    CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+}
+
+static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    (void)args;
+    if (!which) which = getenv("SUPERSTEP_CHKTEST_CASE");   /* MPI ranks > 0 */
+    uint64_t x[8], y[8];
+    for (int i = 0; i < 8; ++i) { x[i] = 100 * s + (uint64_t)i; y[i] = 0; }
+    lpf_memslot_t xs, ys;
+    saved_ctx = ctx;
+
+    if (!strcmp(which, "ok")) {
+        /* ring shift, gets, registrations in the same order, same-value
+         * writes to one place */
+        setup(ctx, 4, 4 * p + 4);
+        CK(lpf_register_global(ctx, x, sizeof x, &xs));
+        CK(lpf_register_global(ctx, y, sizeof y, &ys));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        CK(lpf_put(ctx, xs, 0, (s + 1) % p, ys, 0, 4 * sizeof(uint64_t), LPF_MSG_DEFAULT));
+        CK(lpf_get(ctx, (s + p - 1) % p, xs, 4 * sizeof(uint64_t), ys, 4 * sizeof(uint64_t),
+                2 * sizeof(uint64_t), LPF_MSG_DEFAULT));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        /* every process writes the same value into y[7] of process 0 */
+        x[7] = 4242;
+        CK(lpf_put(ctx, xs, 7 * sizeof(uint64_t), 0, ys, 7 * sizeof(uint64_t),
+                sizeof(uint64_t), LPF_MSG_DEFAULT));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        CK(lpf_deregister(ctx, ys));
+        CK(lpf_deregister(ctx, xs));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        uint64_t sum = 0;
+        for (int i = 0; i < 8; ++i) sum = sum * 31 + y[i];
+        if (s == 0) printf("result %llu\n", (unsigned long long)sum);
+        return;
+    }
+
+    if (!strcmp(which, "bounds")) {
+        /* process 0 registers 16 bytes, the others 64: a 32-byte put to
+         * process 0 is past its area */
+        setup(ctx, 2, 2);
+        CK(lpf_register_global(ctx, x, s == 0 ? 16 : sizeof x, &xs));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (s == 1) lpf_put(ctx, xs, 0, 0, xs, 0, 32, LPF_MSG_DEFAULT);
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "queue")) {
+        /* capacity 2 everywhere; every process puts once to process 0 and
+         * process 0 once to itself: it is the target of p requests */
+        setup(ctx, 2, 2);
+        CK(lpf_register_global(ctx, y, sizeof y, &ys));
+        CK(lpf_register_local(ctx, x, sizeof x, &xs));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        CK(lpf_put(ctx, xs, 0, 0, ys, 8 * s, 8, LPF_MSG_DEFAULT));
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "dereg")) {
+        setup(ctx, 2, 2);
+        CK(lpf_register_global(ctx, x, sizeof x, &xs));
+        CK(lpf_register_global(ctx, y, sizeof y, &ys));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        CK(lpf_put(ctx, xs, 0, (s + 1) % p, ys, 0, 8, LPF_MSG_DEFAULT));
+        lpf_deregister(ctx, ys);
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "regcount") || !strcmp(which, "regorder")) {
+        setup(ctx, 4, 2);
+        CK(lpf_register_global(ctx, x, sizeof x, &xs));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (!strcmp(which, "regcount")) {
+            /* only the last process registers y */
+            if (s == p - 1) CK(lpf_register_global(ctx, y, sizeof y, &ys));
+        } else if (s == p - 1) {
+            CK(lpf_deregister(ctx, xs));
+            CK(lpf_register_global(ctx, y, sizeof y, &ys));
+        } else {
+            CK(lpf_register_global(ctx, y, sizeof y, &ys));
+            CK(lpf_deregister(ctx, xs));
+        }
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "rw")) {
+        /* process 0 sends its x[0] to process 1 while process 1 writes
+         * process 0's x[0]: x[0] at 0 is read and written */
+        setup(ctx, 2, 2);
+        CK(lpf_register_global(ctx, x, sizeof x, &xs));
+        CK(lpf_register_global(ctx, y, sizeof y, &ys));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (s == 0) CK(lpf_put(ctx, xs, 0, 1, ys, 0, 8, LPF_MSG_DEFAULT));
+        if (s == 1) CK(lpf_put(ctx, ys, 0, 0, xs, 0, 8, LPF_MSG_DEFAULT));
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "srcmod")) {
+        setup(ctx, 2, 2);
+        CK(lpf_register_global(ctx, x, sizeof x, &xs));
+        CK(lpf_register_global(ctx, y, sizeof y, &ys));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        CK(lpf_put(ctx, xs, 0, (s + 1) % p, ys, 0, sizeof x, LPF_MSG_DEFAULT));
+        if (s == 1) x[3] = 7;   /* the put's source changes before the sync */
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "race") || !strcmp(which, "same")) {
+        /* every process writes y[1..3) of process 0: different values
+         * (race) or equal ones (same) */
+        setup(ctx, 2, p + 2);
+        CK(lpf_register_global(ctx, x, sizeof x, &xs));
+        CK(lpf_register_global(ctx, y, sizeof y, &ys));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (!strcmp(which, "same")) { x[1] = 11; x[2] = 12; }
+        CK(lpf_put(ctx, xs, 8, 0, ys, 8, 16, LPF_MSG_DEFAULT));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (s == 0) printf("result y1=%s\n", y[1] == 11 || y[1] % 100 == 1 ? "ok" : "bad");
+        return;
+    }
+
+    if (!strcmp(which, "deadctx")) {
+        setup(ctx, 1, 1);
+        return;   /* main uses saved_ctx after lpf_exec */
+    }
+    fprintf(stderr, "unknown case %s\n", which);
+    exit(2);
+}
+
+/* BSPlib cases */
+static unsigned bsp_P;
+
+static void bsp_spmd(void)
+{
+    if (!which) which = getenv("SUPERSTEP_CHKTEST_CASE");   /* MPI ranks > 0 */
+    if (!strcmp(which, "bsp_after_end")) which = "bsp_ok";
+    bsp_begin(bsp_P);
+    uint64_t gx[8], gy[8];   /* per process (threads share globals) */
+    unsigned s = bsp_pid(), p = bsp_nprocs();
+    for (int i = 0; i < 8; ++i) { gx[i] = 100 * s + (uint64_t)i; gy[i] = 0; }
+    bsp_push_reg(gy, sizeof gy);
+    bsp_sync();
+    if (!strcmp(which, "bsp_ok")) {
+        bsp_put((s + 1) % p, gx, gy, 0, 4 * sizeof(uint64_t));
+        uint64_t v = 77;
+        bsp_put(0, &v, gy, 7 * sizeof(uint64_t), sizeof v);   /* same value everywhere */
+        bsp_sync();
+        bsp_get((s + p - 1) % p, gy, 0, &gx[4], 2 * sizeof(uint64_t));
+        bsp_sync();
+        uint64_t sum = 0;
+        for (int i = 0; i < 8; ++i) sum = sum * 31 + gy[i] + gx[i];
+        if (s == 0) printf("result %llu\n", (unsigned long long)sum);
+    } else if (!strcmp(which, "bsp_race")) {
+        bsp_put(0, gx, gy, 0, 2 * sizeof(uint64_t));
+        bsp_sync();
+    } else if (!strcmp(which, "bsp_hpmod")) {
+        bsp_hpput((s + 1) % p, gx, gy, 0, sizeof gx);
+        gx[2] = 5;
+        bsp_sync();
+    }
+    bsp_pop_reg(gy);
+    bsp_end();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) { fprintf(stderr, "usage: chk_prog CASE P\n"); return 2; }
+    which = argv[1];
+    unsigned P = (unsigned)atoi(argv[2]);
+    if (!strncmp(which, "bsp_", 4)) {
+        if (!strcmp(which, "bsp_after_end")) {
+            bsp_P = P;
+            which = "bsp_ok";
+            bsp_init(bsp_spmd, argc, argv);
+            bsp_spmd();
+            bsp_sync();   /* the run has ended */
+            return 0;
+        }
+        bsp_P = P;
+        bsp_init(bsp_spmd, argc, argv);
+        bsp_spmd();
+        return 0;
+    }
+    if (lpf_exec(LPF_ROOT, P, spmd, LPF_NO_ARGS) != LPF_SUCCESS) {
+        fprintf(stderr, "lpf_exec failed\n");
+        return 1;
+    }
+    if (!strcmp(which, "deadctx")) lpf_sync(saved_ctx, LPF_SYNC_DEFAULT);
+    return 0;
+}
