@@ -2,12 +2,13 @@
 # Installs what Superstep needs to build and test, from Debian's packages:
 # a C/C++ toolchain, CMake + Ninja, GoogleTest, Open MPI (MPI engine),
 # hwloc (thread pinning), FFTW (FFT example), gnuplot (probe plots),
-# libsodium (authentication of the TCP meeting), OpenMP comes with gcc.
+# libsodium (authentication of the TCP meeting), OpenMP comes with gcc,
+# python3-venv and python3-dev (the Python package, scripts/test_python.sh).
 # Safe to run again. Needs root (or sudo).
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev
       libopenmpi-dev openmpi-bin libhwloc-dev libfftw3-dev gnuplot-nox python3
-      libsodium-dev)
+      libsodium-dev python3-venv python3-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

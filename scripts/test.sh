@@ -17,6 +17,7 @@ build() {
 
 build build -DCMAKE_BUILD_TYPE=Release
 (cd build && ctest -j "$jobs" --output-on-failure --timeout 300)
+scripts/test_python.sh   # the Python package: pip install . in build-py/venv, pytest
 
 if [ "${1:-}" = "--quick" ]; then exit 0; fi
 

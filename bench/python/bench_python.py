@@ -1,0 +1,127 @@
+"""Benchmarks of the Python package superstep (JSON lines on stdout).
+
+  python3 bench_python.py [--p 2] [--only NAME]                  threads
+  bsprun --engine mpi -n 2 python3 bench_python.py [--mpi4py]    MPI ranks
+
+  sync_empty      ctx.sync() with no requests: median of batch means (us)
+  put_exchange    total exchange with ctx.put, one 1 MiB array per
+                  destination (h = 1 MiB): GB/s as bench_core's put_coarse
+  alltoall        ctx.alltoall of 64 KiB .. 8 MiB per process, and the same
+                  with a persistent registration (ctx.put + ctx.sync);
+                  with --mpi4py: comm.Alltoall on the same NumPy buffers
+  allreduce       ctx.allreduce of 1 Mi doubles (sum); with --mpi4py:
+                  comm.Allreduce
+"""
+import argparse
+import json
+import time
+
+import numpy as np
+import superstep
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--p", type=int, default=2)
+ap.add_argument("--only", default=None)
+ap.add_argument("--mpi4py", action="store_true")
+ap.add_argument("--reps", type=int, default=0)
+opt = ap.parse_args()
+
+
+def want(name):
+    return opt.only is None or opt.only == name
+
+
+def median_batches(ctx, fn, batch, nb):
+    """median over nb batches of the mean time of fn() in a batch (seconds);
+    the batches are separated by a sync so that every process times the same thing"""
+    ts = []
+    for _ in range(nb):
+        ctx.sync()
+        t = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        ts.append((time.perf_counter() - t) / batch)
+    return float(np.median(ts))
+
+
+def emit(ctx, **kw):
+    if ctx.pid == 0:
+        kw.setdefault("engine", superstep.engine())
+        kw.setdefault("p", ctx.nprocs)
+        print(json.dumps(kw), flush=True)
+
+
+def bench(ctx):
+    p = ctx.nprocs
+    if want("sync_empty"):
+        for _ in range(200):
+            ctx.sync()
+        t = median_batches(ctx, ctx.sync, 2000, 15)
+        emit(ctx, bench="sync_empty", median_us=round(t * 1e6, 3))
+    if want("put_exchange"):
+        b = 1 << 20
+        dst = np.zeros(p * b, dtype=np.uint8)
+        src = np.ones(b, dtype=np.uint8)
+        with ctx.register(dst) as slot:
+            off = ctx.pid * b
+
+            def step():
+                for q in range(p):
+                    ctx.put(src, q, slot, offset=off)
+                ctx.sync()
+            step()
+            t = median_batches(ctx, step, 10, 9)
+        emit(ctx, bench="put_exchange", block_bytes=b, superstep_us=round(t * 1e6, 1),
+             gbytes_per_s=round(b / t / 1e9, 3))
+    comm = None
+    if opt.mpi4py:
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+    if want("alltoall"):
+        b = 64 << 10
+        while b <= 8 << 20:
+            n = b // 8
+            a = np.full((p, n // p), ctx.pid, dtype=np.float64)
+            reps = 20 if b <= 1 << 20 else 5
+            t1 = median_batches(ctx, lambda: ctx.alltoall(a), reps, 5)
+            out = np.empty_like(a)
+            with ctx.register(out) as slot:
+                def manual():
+                    for q in range(p):
+                        ctx.put(a[q], q, slot, offset=ctx.pid * (n // p))
+                    ctx.sync()
+                t2 = median_batches(ctx, manual, reps, 5)
+            row = dict(bench="alltoall", bytes_per_process=b, ctx_alltoall_us=round(t1 * 1e6, 1),
+                       put_registered_us=round(t2 * 1e6, 1))
+            if comm is not None:
+                r = np.empty_like(a)
+                comm.Barrier()
+                ts = []
+                for _ in range(5):
+                    comm.Barrier()
+                    t = time.perf_counter()
+                    for _ in range(reps):
+                        comm.Alltoall(a, r)
+                    ts.append((time.perf_counter() - t) / reps)
+                row["mpi4py_Alltoall_us"] = round(float(np.median(ts)) * 1e6, 1)
+            emit(ctx, **row)
+            b *= 4
+    if want("allreduce"):
+        a = np.random.default_rng(ctx.pid).random(1 << 20)
+        t1 = median_batches(ctx, lambda: ctx.allreduce(a), 5, 7)
+        row = dict(bench="allreduce", doubles=1 << 20, ctx_allreduce_us=round(t1 * 1e6, 1))
+        if comm is not None:
+            from mpi4py import MPI
+            r = np.empty_like(a)
+            ts = []
+            for _ in range(7):
+                comm.Barrier()
+                t = time.perf_counter()
+                for _ in range(5):
+                    comm.Allreduce(a, r, op=MPI.SUM)
+                ts.append((time.perf_counter() - t) / 5)
+            row["mpi4py_Allreduce_us"] = round(float(np.median(ts)) * 1e6, 1)
+        emit(ctx, **row)
+
+
+superstep.run(bench, p=None if superstep.engine() == "mpi" else opt.p)

@@ -1,0 +1,1303 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""
+superstep._core: the Cython binding of Superstep's LPF core.
+
+Everything a Python SPMD function does goes through a Context (one per
+process of a run). Arguments are checked here, before the C library is
+called, because the library ends the whole program on misuse; a failed
+check raises a Python exception on the calling process with the facts the
+C message would give.
+"""
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.string cimport memset, memcpy
+cimport numpy as cnp
+import numpy as np
+import os
+import sys
+import pickle
+import threading
+import traceback
+import atexit
+from collections import namedtuple
+
+cnp.import_array()
+
+cdef extern from "sstep_py.h" nogil:
+    ctypedef void *lpf_t
+    ctypedef unsigned lpf_pid_t
+    ctypedef int lpf_err_t
+    ctypedef void *lpf_init_t
+    ctypedef int lpf_sync_attr_t
+    ctypedef int lpf_msg_attr_t
+    ctypedef size_t lpf_memslot_t
+    ctypedef void (*lpf_func_t)()
+    ctypedef struct lpf_args_t:
+        const void *input
+        size_t input_size
+        void *output
+        size_t output_size
+        const lpf_func_t *f_symbols
+        size_t f_size
+    ctypedef double (*lpf_param_fn)(lpf_pid_t, size_t, lpf_sync_attr_t)
+    ctypedef struct lpf_machine_t:
+        lpf_pid_t p
+        lpf_pid_t free_p
+        lpf_param_fn g
+        lpf_param_fn l
+    ctypedef void (*lpf_spmd_t)(lpf_t, lpf_pid_t, lpf_pid_t, lpf_args_t)
+
+    lpf_err_t LPF_SUCCESS
+    lpf_err_t LPF_ERR_OUT_OF_MEMORY
+    lpf_err_t LPF_ERR_FATAL
+    lpf_t LPF_ROOT
+    lpf_args_t LPF_NO_ARGS
+    lpf_pid_t LPF_MAX_P
+    lpf_sync_attr_t LPF_SYNC_DEFAULT
+    lpf_msg_attr_t LPF_MSG_DEFAULT
+    lpf_memslot_t LPF_INVALID_MEMSLOT
+    lpf_machine_t LPF_INVALID_MACHINE
+
+    lpf_err_t lpf_exec(lpf_t ctx, lpf_pid_t P, lpf_spmd_t spmd, lpf_args_t args)
+    lpf_err_t lpf_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
+    lpf_err_t lpf_register_global(lpf_t ctx, void *pointer, size_t size, lpf_memslot_t *memslot)
+    lpf_err_t lpf_register_local(lpf_t ctx, void *pointer, size_t size, lpf_memslot_t *memslot)
+    lpf_err_t lpf_deregister(lpf_t ctx, lpf_memslot_t memslot)
+    lpf_err_t lpf_put(lpf_t ctx, lpf_memslot_t src_slot, size_t src_offset, lpf_pid_t dst_pid,
+                      lpf_memslot_t dst_slot, size_t dst_offset, size_t size, lpf_msg_attr_t attr)
+    lpf_err_t lpf_get(lpf_t ctx, lpf_pid_t src_pid, lpf_memslot_t src_slot, size_t src_offset,
+                      lpf_memslot_t dst_slot, size_t dst_offset, size_t size, lpf_msg_attr_t attr)
+    lpf_err_t lpf_sync(lpf_t ctx, lpf_sync_attr_t attr)
+    lpf_err_t lpf_probe(lpf_t ctx, lpf_machine_t *params)
+    lpf_err_t lpf_resize_memory_register(lpf_t ctx, size_t max_regs)
+    lpf_err_t lpf_resize_message_queue(lpf_t ctx, size_t max_msgs)
+
+    int sstep_py_have_mpi()
+    int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
+    void sstep_py_mpi_abort(int code)
+    void sstep_py_mpi_finalize(lpf_init_t init)
+    int sstep_py_engine_is_mpi()
+    int sstep_py_have_fft()
+
+    # applications (examples/*/): library calls from sequential code
+    double bsp_ip(const double *x, const double *y, size_t n, unsigned P)
+    int bsp_fft(double *x, size_t n, int sign, unsigned P)
+    int bsp_sample_sort(unsigned P, uint32_t *keys, size_t n)
+    int bsp_radix_sort(unsigned P, uint32_t *keys, size_t n, int opt)
+    ctypedef struct sp_crs:
+        size_t m, n, nnz
+        size_t *rowptr
+        uint32_t *col
+        double *val
+    ctypedef struct sp_part:
+        unsigned P
+        unsigned *owner_nz
+        unsigned *owner_x
+        unsigned *owner_y
+    ctypedef enum sp_part_kind:
+        SP_PART_ROWS, SP_PART_COLS, SP_PART_2D
+    ctypedef enum spmv_variant:
+        SPMV_GETPUT, SPMV_HP
+    int sp_partition(const sp_crs *A, unsigned P, sp_part_kind kind, sp_part *part)
+    void sp_part_free(sp_part *part)
+    spmv_variant spmv_default_variant()
+    int bsp_spmv(const sp_crs *A, const sp_part *part, const double *x, double *y,
+                 unsigned P, spmv_variant v)
+    ctypedef struct pr_opts:
+        double alpha
+        double tol
+        int maxit
+        spmv_variant v
+    ctypedef struct pr_info:
+        int iters
+        double diff
+        double seconds
+    pr_opts pr_default_opts()
+    int bsp_pagerank(const sp_crs *A, const sp_part *part, const pr_opts *o, double *r,
+                     unsigned P, pr_info *info)
+
+
+# ---------------------------------------------------------------------------
+# Exceptions
+# ---------------------------------------------------------------------------
+
+class SuperstepError(RuntimeError):
+    """Base class of the errors of the superstep package."""
+
+
+class SyncError(SuperstepError):
+    """lpf_sync failed (LPF_ERR_FATAL): the processes called sync a different
+    number of times, one returned from its SPMD function early, or one failed."""
+
+
+class Aborted(SuperstepError):
+    """Raised in the other processes of a run after one process raised: the
+    run is ending. Never printed; the caller of run() gets the first error."""
+
+
+class CapacityError(SuperstepError):
+    """More requests or registrations in one superstep than the capacity (it
+    grows automatically at the next sync)."""
+
+
+Message = namedtuple("Message", ["source", "tag", "payload"])
+
+# ---------------------------------------------------------------------------
+# Engine state
+# ---------------------------------------------------------------------------
+
+cdef object _g_run = None            # the run in progress (runs are serialised)
+_run_lock = threading.RLock()
+_tls = threading.local()
+cdef lpf_init_t _mpi_init = NULL
+cdef int _mpi_rank = 0
+cdef int _mpi_size = 1
+cdef bint _mpi_ready = False
+cdef object _app_lock = threading.Lock()
+
+_OPS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
+_OPCODE = {"sum": 1, "prod": 2, "min": 3, "max": 4}
+
+
+def engine():
+    """'mpi' when SUPERSTEP_ENGINE=mpi (as set by bsprun --engine mpi), else 'pthread'."""
+    return "mpi" if sstep_py_engine_is_mpi() else "pthread"
+
+
+def have_mpi():
+    return bool(sstep_py_have_mpi())
+
+
+def have_fft():
+    return bool(sstep_py_have_fft())
+
+
+cdef _mpi_setup():
+    global _mpi_init, _mpi_rank, _mpi_size, _mpi_ready
+    if _mpi_ready:
+        return
+    if not sstep_py_have_mpi():
+        raise SuperstepError("SUPERSTEP_ENGINE=mpi but this superstep was built without "
+                             "the MPI engine")
+    cdef int r = 0, s = 1
+    if sstep_py_mpi_init(&_mpi_init, &r, &s) != 0:
+        raise SuperstepError("superstep: could not initialise MPI (lpf_mpi_initialize_with_mpicomm)")
+    _mpi_rank = r
+    _mpi_size = s
+    _mpi_ready = True
+    atexit.register(_mpi_finalize)
+
+
+def _mpi_finalize():
+    global _mpi_init, _mpi_ready
+    if _mpi_ready:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sstep_py_mpi_finalize(_mpi_init)
+        _mpi_init = NULL
+        _mpi_ready = False
+
+
+def mpi_world():
+    """(rank, size) of MPI_COMM_WORLD on the MPI engine (initialising MPI), else (0, 1)."""
+    if not sstep_py_engine_is_mpi():
+        return (0, 1)
+    _mpi_setup()
+    return (_mpi_rank, _mpi_size)
+
+
+cdef class _Run:
+    cdef public object fn, args, kwargs, result, exc, lock
+    cdef public int exc_pid, exc_nprocs
+    cdef public bint aborted, mpi
+
+    def __init__(self, fn, args, kwargs, mpi):
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.result = None
+        self.exc = None
+        self.lock = threading.Lock()
+        self.exc_pid = -1
+        self.aborted = False
+        self.mpi = mpi
+
+    def fail(self, int pid, int nprocs, e):
+        cdef bint first
+        with self.lock:
+            first = (self.exc is None and not isinstance(e, Aborted)
+                     and not (self.aborted and isinstance(e, SyncError)))
+            self.aborted = True
+            if first:
+                self.exc = e
+                self.exc_pid = pid
+                self.exc_nprocs = nprocs
+        if not first:
+            return
+        text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        sys.stdout.flush()
+        sys.stderr.write("superstep: process %d of %d: uncaught exception in the SPMD "
+                         "function; the run ends\n%s" % (pid, nprocs, text))
+        sys.stderr.flush()
+        if self.mpi and not isinstance(e, SyncError):
+            # every rank ends now, also one in a long local computation
+            sstep_py_mpi_abort(1)
+
+
+cdef void _c_spmd(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args) noexcept nogil:
+    with gil:
+        _spmd_body(lctx, pid, nprocs)
+
+
+cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
+    cdef _Run run = <_Run>_g_run
+    cdef Context ctx = Context.__new__(Context)
+    ctx._run = run
+    ctx._ctx = lctx
+    ctx.pid = pid
+    ctx.nprocs = nprocs
+    prev = getattr(_tls, "ctx", None)
+    _tls.ctx = ctx
+    try:
+        try:
+            ctx._setup()
+            res = run.fn(ctx, *run.args, **run.kwargs)
+            if pid == 0 or run.mpi:     # on MPI: each rank's own process
+                run.result = res
+        except BaseException as e:
+            run.fail(pid, nprocs, e)
+    finally:
+        ctx._valid = False
+        ctx._drop()
+        _tls.ctx = prev
+    return 0
+
+
+def run(spmd, p=None, args=(), kwargs=None):
+    """Run spmd(ctx, *args, **kwargs) on p processes and return process 0's result.
+
+    On the pthread engine the processes are threads of this Python process
+    (p=None: one per core, LPF_MAX_PROCS caps it). Under
+    ``bsprun --engine mpi -n P python3 prog.py`` every rank runs the script
+    and run() spans the P ranks (p must be None or P).
+    """
+    global _g_run
+    if not callable(spmd):
+        raise TypeError("superstep.run: spmd must be callable, got %r" % (type(spmd).__name__,))
+    if p is not None:
+        if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
+            raise ValueError("superstep.run: p must be a positive int or None, got %r" % (p,))
+    if getattr(_tls, "ctx", None) is not None:
+        raise SuperstepError("superstep.run: called inside an SPMD function (nested runs "
+                             "are not supported)")
+    if not isinstance(args, tuple):
+        args = tuple(args)
+    cdef bint mpi = sstep_py_engine_is_mpi()
+    cdef lpf_err_t rc
+    cdef lpf_pid_t P
+    cdef _Run r = _Run(spmd, args, kwargs or {}, mpi)
+    with _run_lock:
+        _g_run = r
+        try:
+            if mpi:
+                _mpi_setup()
+                # p is an upper bound, as on threads (and in lpf_exec)
+                if p is not None and p < _mpi_size:
+                    raise ValueError("superstep.run: p=%d but the MPI job has %d ranks "
+                                     "(bsprun -n), and a run spans all of them; use "
+                                     "p=None" % (p, _mpi_size))
+                with nogil:
+                    rc = lpf_hook(_mpi_init, _c_spmd, LPF_NO_ARGS)
+            else:
+                P = LPF_MAX_P if p is None else <lpf_pid_t>p
+                with nogil:
+                    rc = lpf_exec(LPF_ROOT, P, _c_spmd, LPF_NO_ARGS)
+        finally:
+            _g_run = None
+    if r.exc is not None:
+        e = r.exc
+        try:
+            e.add_note("superstep: raised by process %d of %d (traceback printed above)"
+                       % (r.exc_pid, r.exc_nprocs))
+        except AttributeError:
+            pass
+        raise e.with_traceback(None)
+    if rc != LPF_SUCCESS:
+        raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
+                        "called sync a different number of times or returned early")
+    return r.result
+
+
+# ---------------------------------------------------------------------------
+# Slots and the machine
+# ---------------------------------------------------------------------------
+
+cdef class Slot:
+    """A global registration of a NumPy array (ctx.register). A context
+    manager: ``with ctx.register(a) as slot:`` deregisters on exit."""
+    cdef Context _ctx
+    cdef lpf_memslot_t _h
+    cdef object _array
+    cdef public object dtype
+    cdef Py_ssize_t _itemsize
+    cdef object _counts          # int64[p]: elements registered by each process
+    cdef bint _alive
+    cdef long long _used_step
+
+    @property
+    def array(self):
+        return self._array
+
+    @property
+    def counts(self):
+        """Number of elements each process registered (a list indexed by pid)."""
+        return [int(c) for c in self._counts]
+
+    @property
+    def alive(self):
+        return self._alive
+
+    def free(self):
+        """Collective: deregister (takes effect with the next sync)."""
+        if self._alive:
+            self._ctx._check("slot.free")
+            self._alive = False
+            self._ctx._deferred.append((self._h, self._array))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._alive and self._ctx._valid and not self._ctx._run.aborted:
+            self.free()
+        return False
+
+    def __repr__(self):
+        return "<superstep.Slot %s%s counts=%s%s>" % (
+            self.dtype, "", self.counts, "" if self._alive else " (freed)")
+
+
+cdef class Machine:
+    """lpf_probe: p, free_p and the BSP parameters g(min_msg_size) and l(min_msg_size)
+    in seconds per byte / seconds."""
+    cdef lpf_machine_t _m
+    cdef public unsigned p, free_p
+
+    def g(self, size_t min_msg_size=8, p=None):
+        cdef lpf_pid_t q = self.p if p is None else <lpf_pid_t>p
+        return self._m.g(q, min_msg_size, LPF_SYNC_DEFAULT)
+
+    def l(self, size_t min_msg_size=8, p=None):
+        cdef lpf_pid_t q = self.p if p is None else <lpf_pid_t>p
+        return self._m.l(q, min_msg_size, LPF_SYNC_DEFAULT)
+
+    def __repr__(self):
+        return "Machine(p=%d, free_p=%d, g=%.3g s/B, l=%.3g s)" % (
+            self.p, self.free_p, self.g(), self.l())
+
+
+# ---------------------------------------------------------------------------
+# The context of one process
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    META = 8          # int64 per process in the registration table
+    BIG = 16384       # put/get of this many bytes and more release the GIL
+
+cdef inline char *_data(cnp.ndarray a):
+    return <char *>cnp.PyArray_DATA(a)
+
+
+cdef class Context:
+    """The context of one process of a run: ctx.pid, ctx.nprocs, sync, probe,
+    DRMA on NumPy arrays, BSMP messages and collectives."""
+    cdef lpf_t _ctx
+    cdef readonly unsigned pid, nprocs
+    cdef _Run _run
+    cdef bint _valid, _failed
+    cdef long long _step
+    cdef size_t _qcap, _rcap, _qpend, _rpend, _nissued, _nregs, _nregs_peak, _nissued_want
+    cdef list _tmp            # local slots of this superstep's put sources / get targets
+    cdef list _keep           # the arrays behind them
+    cdef list _deferred       # (handle, array) of freed global slots
+    cdef cnp.ndarray _meta, _mymeta, _inhdr, _outhdr
+    cdef lpf_memslot_t _meta_h, _mymeta_h, _inhdr_h, _outhdr_h
+    cdef list _outq           # per destination: bytearray of records
+    cdef size_t _nsent
+    cdef list _inbox
+    cdef object _pending_outbox
+
+    # ---- life cycle -------------------------------------------------------
+
+    cdef _setup(self):
+        cdef size_t p = self.nprocs
+        self._tmp = []
+        self._keep = []
+        self._deferred = []
+        self._inbox = []
+        self._outq = None
+        self._nsent = 0
+        self._step = 0
+        self._qcap = 0
+        self._rcap = 0
+        self._nissued = 0
+        self._nissued_want = 0
+        self._nregs = 0
+        self._nregs_peak = 0
+        self._valid = True
+        self._failed = False
+        self._qpend = max(<size_t>1024, 8 * p)
+        self._rpend = 256
+        if (lpf_resize_message_queue(self._ctx, self._qpend) != LPF_SUCCESS or
+                lpf_resize_memory_register(self._ctx, self._rpend) != LPF_SUCCESS):
+            raise MemoryError("superstep: could not reserve the request queue")
+        self._lowsync("ctx.setup")
+        self._meta = np.zeros((p, META), dtype=np.int64)
+        self._mymeta = np.zeros(META, dtype=np.int64)
+        self._inhdr = np.zeros((p, 2), dtype=np.int64)
+        self._outhdr = np.zeros((p, 2), dtype=np.int64)
+        lpf_register_global(self._ctx, _data(self._meta), self._meta.nbytes, &self._meta_h)
+        lpf_register_global(self._ctx, _data(self._inhdr), self._inhdr.nbytes, &self._inhdr_h)
+        lpf_register_local(self._ctx, _data(self._mymeta), self._mymeta.nbytes, &self._mymeta_h)
+        lpf_register_local(self._ctx, _data(self._outhdr), self._outhdr.nbytes, &self._outhdr_h)
+        self._nregs = 4
+        self._lowsync("ctx.setup")
+
+    cdef _drop(self):
+        self._tmp = None
+        self._keep = None
+        self._deferred = None
+        self._inbox = None
+        self._outq = None
+
+    cdef str _who(self, str prim):
+        return "%s (process %d of %d)" % (prim, self.pid, self.nprocs)
+
+    cdef int _check(self, str prim) except -1:
+        if not self._valid:
+            raise SuperstepError("%s: this context belongs to an SPMD function that has "
+                                 "returned" % prim)
+        if self._run.aborted:
+            e = self._run.exc
+            raise Aborted("%s: the run is ending: process %s raised %s" % (
+                self._who(prim), self._run.exc_pid if e is not None else "?",
+                type(e).__name__ if e is not None else "an error"))
+        if self._failed:
+            raise SyncError("%s: an earlier sync failed (LPF_ERR_FATAL); the context "
+                            "can no longer be used" % self._who(prim))
+        return 0
+
+    cdef int _room(self, str prim, size_t nreq, size_t nreg) except -1:
+        if self._nissued + nreq > self._qcap or self._nregs + nreg > self._rcap:
+            # what was asked for is reserved at the next sync
+            self._nissued_want = max(self._nissued_want, self._nissued + nreq)
+            self._nregs_peak = max(self._nregs_peak, self._nregs + nreg)
+        if self._nissued + nreq > self._qcap:
+            raise CapacityError("%s: message queue capacity exceeded: %d requests issued in "
+                                "this superstep, capacity %d (it grows automatically at the "
+                                "next sync)" % (self._who(prim), self._nissued + nreq, self._qcap))
+        if self._nregs + nreg > self._rcap:
+            raise CapacityError("%s: memory register capacity exceeded: %d registrations, "
+                                "capacity %d (it grows automatically at the next sync)"
+                                % (self._who(prim), self._nregs + nreg, self._rcap))
+        return 0
+
+    cdef int _lowsync(self, str prim) except -1:
+        cdef lpf_err_t rc
+        cdef size_t want
+        cdef lpf_memslot_t h
+        # grow the capacities for the next superstep when half used
+        if self._nissued_want > self._nissued:
+            self._nissued = self._nissued_want
+        self._nissued_want = 0
+        if self._nissued * 2 > self._qcap:
+            want = max(self._qcap * 2, self._nissued * 4)
+            if lpf_resize_message_queue(self._ctx, want) == LPF_SUCCESS:
+                self._qpend = want
+        if self._nregs_peak * 2 > self._rcap:
+            want = max(self._rcap * 2, self._nregs_peak * 4)
+            if lpf_resize_memory_register(self._ctx, want) == LPF_SUCCESS:
+                self._rpend = want
+        with nogil:
+            rc = lpf_sync(self._ctx, LPF_SYNC_DEFAULT)
+        self._step += 1
+        self._nissued = 0
+        if self._tmp:
+            for h in self._tmp:
+                lpf_deregister(self._ctx, h)
+            self._nregs -= len(self._tmp)
+            self._tmp = []
+            self._keep = []
+        if self._deferred:
+            for h, _ in self._deferred:
+                lpf_deregister(self._ctx, h)
+            self._nregs -= len(self._deferred)
+            self._deferred = []
+        self._nregs_peak = self._nregs
+        if rc != LPF_SUCCESS:
+            self._failed = True
+            raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
+                            "processes called sync a different number of times (one may have "
+                            "returned from its SPMD function early) or one failed"
+                            % (self._who(prim), self._step - 1))
+        if self._qpend > self._qcap:
+            self._qcap = self._qpend
+        if self._rpend > self._rcap:
+            self._rcap = self._rpend
+        return 0
+
+    # ---- argument checks --------------------------------------------------
+
+    cdef lpf_pid_t _pid_arg(self, str prim, str what, object pid) except? 0xffffffff:
+        if not isinstance(pid, (int, np.integer)) or isinstance(pid, bool):
+            raise TypeError("%s: %s must be an int, got %s" % (self._who(prim), what,
+                                                                 type(pid).__name__))
+        if pid < 0 or pid >= self.nprocs:
+            raise IndexError("%s: %s %d is out of range (nprocs %d)" % (
+                self._who(prim), what, pid, self.nprocs))
+        return <lpf_pid_t>pid
+
+    cdef Slot _slot_arg(self, str prim, object slot):
+        if not isinstance(slot, Slot):
+            raise TypeError("%s: slot must be a superstep.Slot (from ctx.register), got %s"
+                            % (self._who(prim), type(slot).__name__))
+        cdef Slot s = <Slot>slot
+        if s._ctx is not self:
+            raise ValueError("%s: the slot was registered in another context" % self._who(prim))
+        if not s._alive:
+            raise ValueError("%s: the slot was deregistered" % self._who(prim))
+        return s
+
+    cdef cnp.ndarray _array_arg(self, str prim, str what, object a, object dtype, bint writable):
+        if not isinstance(a, np.ndarray):
+            if writable:
+                raise TypeError("%s: %s must be a NumPy array, got %s" % (
+                    self._who(prim), what, type(a).__name__))
+            a = np.asarray(a, dtype=dtype)
+        cdef cnp.ndarray arr = <cnp.ndarray>a
+        if dtype is not None and arr.dtype != dtype:
+            raise TypeError("%s: %s has dtype %s but the slot holds %s" % (
+                self._who(prim), what, arr.dtype, dtype))
+        if not cnp.PyArray_IS_C_CONTIGUOUS(arr):
+            raise ValueError("%s: %s is not C-contiguous (strides %s); use "
+                             "np.ascontiguousarray" % (self._who(prim), what, (<object>arr).strides))
+        if writable and not cnp.PyArray_ISWRITEABLE(arr):
+            raise ValueError("%s: %s is read-only" % (self._who(prim), what))
+        if arr.dtype.hasobject:
+            raise TypeError("%s: %s holds Python objects; only plain data can be "
+                            "registered or moved" % (self._who(prim), what))
+        return arr
+
+    cdef Py_ssize_t _offset_arg(self, str prim, object offset) except -1:
+        if not isinstance(offset, (int, np.integer)) or isinstance(offset, bool):
+            raise TypeError("%s: offset must be an int, got %s" % (self._who(prim),
+                                                                  type(offset).__name__))
+        if offset < 0:
+            raise IndexError("%s: offset %d is negative" % (self._who(prim), offset))
+        return <Py_ssize_t>offset
+
+    # ---- properties, sync, probe -----------------------------------------
+
+    @property
+    def step(self):
+        """Supersteps completed so far (internal syncs of register and the
+        collectives included)."""
+        return self._step
+
+    def sync(self):
+        """End the superstep: every put and get of it is complete, messages
+        sent in it can be read with messages()."""
+        self._check("ctx.sync")
+        if self._nsent:
+            self._post_messages()
+        self._lowsync("ctx.sync")
+        cdef int64_t *h = <int64_t *>cnp.PyArray_DATA(self._inhdr)
+        cdef size_t i
+        cdef bint any_msg = False
+        for i in range(2 * self.nprocs):
+            if h[i] != 0:
+                any_msg = True
+                break
+        if any_msg:
+            self._deliver()
+        elif self._inbox:
+            self._inbox = []
+
+    def probe(self):
+        """lpf_probe: a Machine with p, free_p, g() and l()."""
+        self._check("ctx.probe")
+        cdef Machine m = Machine.__new__(Machine)
+        cdef lpf_err_t rc
+        m._m = LPF_INVALID_MACHINE
+        with nogil:
+            rc = lpf_probe(self._ctx, &m._m)
+        if rc != LPF_SUCCESS:
+            raise SuperstepError("%s: lpf_probe failed" % self._who("ctx.probe"))
+        m.p = m._m.p
+        m.free_p = m._m.free_p
+        return m
+
+    def __repr__(self):
+        return "<superstep.Context pid %d of %d>" % (self.pid, self.nprocs)
+
+    # ---- registration -----------------------------------------------------
+
+    cdef list _register_many(self, str prim, list arrays, int64_t check):
+        """Collective: global registrations of up to two arrays plus one sync, which
+        exchanges every process's sizes and dtypes (and `check`, which must agree)."""
+        cdef size_t p = self.nprocs, k = len(arrays), j
+        cdef lpf_memslot_t h
+        cdef cnp.ndarray a
+        cdef int64_t *mm = <int64_t *>cnp.PyArray_DATA(self._mymeta)
+        self._room(prim, p, k)
+        handles = []
+        memset(mm, 0, META * sizeof(int64_t))
+        for j in range(k):
+            a = <cnp.ndarray>arrays[j]
+            lpf_register_global(self._ctx, _data(a), a.nbytes, &h)
+            handles.append(h)
+            mm[3 * j] = a.nbytes
+            mm[3 * j + 1] = a.itemsize
+            mm[3 * j + 2] = a.dtype.num
+        mm[6] = check
+        mm[7] = 1
+        self._nregs += k
+        self._nregs_peak = max(self._nregs_peak, self._nregs)
+        cdef lpf_pid_t d
+        for d in range(p):
+            lpf_put(self._ctx, self._mymeta_h, 0, d, self._meta_h,
+                    self.pid * META * sizeof(int64_t), META * sizeof(int64_t), LPF_MSG_DEFAULT)
+        self._nissued += p
+        try:
+            self._lowsync(prim)
+        except BaseException:
+            for h in handles:
+                self._deferred.append((h, None))
+            raise
+        table = self._meta.copy()
+        self._meta[:] = 0
+        slots = []
+        for j in range(k):
+            a = <cnp.ndarray>arrays[j]
+            s = Slot.__new__(Slot)
+            (<Slot>s)._ctx = self
+            (<Slot>s)._h = handles[j]
+            (<Slot>s)._array = a
+            (<Slot>s).dtype = a.dtype
+            (<Slot>s)._itemsize = a.itemsize
+            (<Slot>s)._counts = table[:, 3 * j] // max(a.itemsize, 1)
+            (<Slot>s)._alive = True
+            (<Slot>s)._used_step = -1
+            slots.append(s)
+        slots.append(table)
+        return slots
+
+    def register(self, array):
+        """Collective: register a C-contiguous writable NumPy array globally (one
+        sync). Every process must register the same dtype (sizes may differ).
+        Returns a Slot, also usable as ``with ctx.register(a) as slot:``."""
+        self._check("ctx.register")
+        cdef cnp.ndarray a = self._array_arg("ctx.register", "array", array, None, True)
+        res = self._register_many("ctx.register", [a], 0)
+        table = res[1]
+        cdef Slot s = <Slot>res[0]
+        bad = [q for q in range(self.nprocs) if table[q, 2] != a.dtype.num or table[q, 1] != a.itemsize]
+        if bad:
+            s.free()
+            q = bad[0]
+            raise TypeError("%s: the processes registered different dtypes: process %d %s, "
+                            "process %d dtype number %d (itemsize %d)" % (
+                                self._who("ctx.register"), self.pid, a.dtype, q,
+                                table[q, 2], table[q, 1]))
+        return s
+
+    def deregister(self, Slot slot):
+        """Collective: the same as slot.free()."""
+        self._check("ctx.deregister")
+        self._slot_arg("ctx.deregister", slot).free()
+
+    # ---- DRMA ----------------------------------------------------------------
+
+    def put(self, src, dst_pid, slot, offset=0):
+        """Copy the array src into process dst_pid's registered array `slot`,
+        starting at element `offset`; complete after the next sync."""
+        self._check("ctx.put")
+        cdef lpf_pid_t d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
+        cdef Slot s = self._slot_arg("ctx.put", slot)
+        cdef cnp.ndarray a = self._array_arg("ctx.put", "src", src, s.dtype, False)
+        cdef Py_ssize_t off = self._offset_arg("ctx.put", offset)
+        cdef Py_ssize_t n = a.size
+        cdef long long cnt = s._counts[d]
+        if off + n > cnt:
+            raise IndexError("%s: offset %d + size %d is out of bounds: process %d registered "
+                             "%d elements of %s (%d bytes)" % (
+                                 self._who("ctx.put"), off, n, d, cnt, s.dtype, cnt * s._itemsize))
+        if n == 0:
+            return
+        self._room("ctx.put", 1, 1)
+        cdef lpf_memslot_t h
+        cdef size_t nb = a.nbytes
+        cdef size_t doff = off * s._itemsize
+        lpf_register_local(self._ctx, _data(a), nb, &h)
+        self._nregs += 1
+        if self._nregs > self._nregs_peak:
+            self._nregs_peak = self._nregs
+        self._tmp.append(h)
+        self._keep.append(a)
+        self._nissued += 1
+        s._used_step = self._step
+        if nb >= BIG:
+            with nogil:
+                lpf_put(self._ctx, h, 0, d, s._h, doff, nb, LPF_MSG_DEFAULT)
+        else:
+            lpf_put(self._ctx, h, 0, d, s._h, doff, nb, LPF_MSG_DEFAULT)
+
+    def get(self, src_pid, slot, offset, out):
+        """Copy elements offset .. offset+out.size of process src_pid's registered
+        array `slot` into the array out; complete after the next sync. Returns out."""
+        self._check("ctx.get")
+        cdef lpf_pid_t d = self._pid_arg("ctx.get", "src_pid", src_pid)
+        cdef Slot s = self._slot_arg("ctx.get", slot)
+        cdef cnp.ndarray a = self._array_arg("ctx.get", "out", out, s.dtype, True)
+        cdef Py_ssize_t off = self._offset_arg("ctx.get", offset)
+        cdef Py_ssize_t n = a.size
+        cdef long long cnt = s._counts[d]
+        if off + n > cnt:
+            raise IndexError("%s: offset %d + size %d is out of bounds: process %d registered "
+                             "%d elements of %s (%d bytes)" % (
+                                 self._who("ctx.get"), off, n, d, cnt, s.dtype, cnt * s._itemsize))
+        if n == 0:
+            return out
+        self._room("ctx.get", 1, 1)
+        cdef lpf_memslot_t h
+        cdef size_t nb = a.nbytes
+        cdef size_t soff = off * s._itemsize
+        lpf_register_local(self._ctx, _data(a), nb, &h)
+        self._nregs += 1
+        if self._nregs > self._nregs_peak:
+            self._nregs_peak = self._nregs
+        self._tmp.append(h)
+        self._keep.append(a)
+        self._nissued += 1
+        s._used_step = self._step
+        if nb >= BIG:
+            with nogil:
+                lpf_get(self._ctx, d, s._h, soff, h, 0, nb, LPF_MSG_DEFAULT)
+        else:
+            lpf_get(self._ctx, d, s._h, soff, h, 0, nb, LPF_MSG_DEFAULT)
+        return out
+
+    # ---- BSMP ----------------------------------------------------------------
+
+    def send(self, dst_pid, payload, tag=0):
+        """Send a message to dst_pid, readable there with messages() after the
+        next sync. NumPy arrays travel as raw data (the receiver gets an array of
+        the same dtype and shape); anything else is pickled. The payload is
+        copied now."""
+        self._check("ctx.send")
+        cdef lpf_pid_t d = self._pid_arg("ctx.send", "dst_pid", dst_pid)
+        if not isinstance(tag, (int, np.integer)) or isinstance(tag, bool):
+            raise TypeError("%s: tag must be an int, got %s" % (self._who("ctx.send"),
+                                                               type(tag).__name__))
+        if self._outq is None:
+            self._outq = [None] * self.nprocs
+        buf = self._outq[d]
+        if buf is None:
+            buf = self._outq[d] = bytearray()
+        if isinstance(payload, np.ndarray) and not payload.dtype.hasobject:
+            arr = np.ascontiguousarray(payload)
+            hdr = pickle.dumps((arr.dtype, arr.shape), protocol=pickle.HIGHEST_PROTOCOL)
+            data = memoryview(arr).cast("B") if arr.nbytes else b""
+            kind = 0
+        else:
+            hdr = b""
+            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+            kind = 1
+        hl = len(hdr)
+        dl = len(data)
+        buf += np.array([int(tag), kind, hl, dl], dtype=np.int64).tobytes()
+        buf += hdr
+        buf += b"\0" * ((-hl) % 8)
+        buf += data
+        buf += b"\0" * ((-dl) % 8)
+        self._nsent += 1
+
+    cdef _post_messages(self):
+        cdef size_t p = self.nprocs, total = 0
+        cdef int64_t *oh = <int64_t *>cnp.PyArray_DATA(self._outhdr)
+        cdef lpf_pid_t d
+        sizes = [0 if b is None else len(b) for b in self._outq]
+        total = sum(sizes)
+        outbox = np.empty(total, dtype=np.uint8)
+        pos = 0
+        for d in range(p):
+            oh[2 * d] = pos
+            oh[2 * d + 1] = sizes[d] + 1
+            if sizes[d]:
+                outbox[pos:pos + sizes[d]] = np.frombuffer(self._outq[d], dtype=np.uint8)
+                pos += sizes[d]
+        self._room("ctx.sync", p, 0)
+        for d in range(p):
+            lpf_put(self._ctx, self._outhdr_h, 2 * d * sizeof(int64_t), d, self._inhdr_h,
+                    2 * self.pid * sizeof(int64_t), 2 * sizeof(int64_t), LPF_MSG_DEFAULT)
+        self._nissued += p
+        self._pending_outbox = outbox
+        self._outq = None
+        self._nsent = 0
+
+    cdef _deliver(self):
+        cdef size_t p = self.nprocs
+        cdef int64_t *h = <int64_t *>cnp.PyArray_DATA(self._inhdr)
+        cdef lpf_pid_t s
+        cdef lpf_memslot_t gh, lh
+        srcs = []
+        total = 0
+        for s in range(p):
+            if h[2 * s + 1] > 1:
+                srcs.append((s, h[2 * s], h[2 * s + 1] - 1, total))
+                total += h[2 * s + 1] - 1
+        memset(h, 0, 2 * p * sizeof(int64_t))
+        outbox = self._pending_outbox
+        self._pending_outbox = None
+        if outbox is None:
+            outbox = np.empty(0, dtype=np.uint8)
+        self._room("ctx.sync", 0, 2)
+        lpf_register_global(self._ctx, _data(outbox), outbox.nbytes, &gh)
+        self._nregs += 1
+        self._nregs_peak = max(self._nregs_peak, self._nregs + 1)
+        self._lowsync("ctx.sync")
+        inbox = np.empty(total, dtype=np.uint8)
+        lpf_register_local(self._ctx, _data(inbox), inbox.nbytes, &lh)
+        self._nregs += 1
+        self._room("ctx.sync", len(srcs), 0)
+        for (s, off, ln, at) in srcs:
+            lpf_get(self._ctx, s, gh, off, lh, at, ln, LPF_MSG_DEFAULT)
+        self._nissued += len(srcs)
+        self._tmp.append(lh)
+        self._deferred.append((gh, outbox))
+        self._keep.append(inbox)
+        self._lowsync("ctx.sync")
+        msgs = []
+        for (s, off, ln, at) in srcs:
+            pos = at
+            end = at + ln
+            while pos < end:
+                rec = inbox[pos:pos + 32].view(np.int64)
+                tag, kind, hl, dl = int(rec[0]), int(rec[1]), int(rec[2]), int(rec[3])
+                pos += 32
+                hdr = inbox[pos:pos + hl]
+                pos += hl + ((-hl) % 8)
+                data = inbox[pos:pos + dl]
+                pos += dl + ((-dl) % 8)
+                if kind == 0:
+                    dt, shape = pickle.loads(hdr.tobytes())
+                    payload = data.view(dt).reshape(shape)
+                else:
+                    payload = pickle.loads(data)
+                msgs.append(Message(int(s), tag, payload))
+        self._inbox = msgs
+
+    def messages(self, tag=None):
+        """The messages delivered by the last sync, as Message(source, tag,
+        payload) in the order of the sources' pids, then of sending; with tag,
+        only those with that tag."""
+        self._check("ctx.messages")
+        if tag is None:
+            return list(self._inbox)
+        return [m for m in self._inbox if m.tag == tag]
+
+    # ---- collectives ---------------------------------------------------------
+
+    cdef tuple _members(self, str prim, object procs, object root):
+        cdef list mem
+        if procs is None:
+            mem = list(range(self.nprocs))
+        else:
+            try:
+                mem = [int(q) for q in procs]
+            except TypeError:
+                raise TypeError("%s: procs must be a sequence of pids (or None for all)"
+                                % self._who(prim))
+            if not mem:
+                raise ValueError("%s: procs is empty" % self._who(prim))
+            for q in mem:
+                if q < 0 or q >= self.nprocs:
+                    raise IndexError("%s: pid %d in procs is out of range (nprocs %d)"
+                                     % (self._who(prim), q, self.nprocs))
+            if len(set(mem)) != len(mem):
+                raise ValueError("%s: procs names a pid twice" % self._who(prim))
+        me = mem.index(self.pid) if self.pid in mem else -1
+        if root is not None:
+            self._pid_arg(prim, "root", root)
+            if root not in mem:
+                raise ValueError("%s: root %d is not one of procs" % (self._who(prim), root))
+        return mem, me
+
+    cdef int64_t _checkval(self, int code, object mem, object root, object op):
+        cdef uint64_t x = <uint64_t>hash((code, tuple(mem), -1 if root is None else int(root),
+                                          _OPCODE.get(op, -1) if isinstance(op, str) else -1))
+        return <int64_t>(x & 0x7fffffffffffffff)
+
+    cdef _agree(self, str prim, object table, object mem, int which, bint same_size):
+        """After a collective registration: every process passed the same
+        arguments, and members' arrays agree in dtype (and size)."""
+        cdef lpf_pid_t q
+        for q in range(self.nprocs):
+            if table[q, 6] != table[self.pid, 6]:
+                raise ValueError("%s: the processes called it with different arguments "
+                                 "(procs, root or op): process %d differs from process %d"
+                                 % (self._who(prim), q, self.pid))
+        ref = mem[0]
+        for q in mem:
+            if table[q, 3 * which + 2] != table[ref, 3 * which + 2] or \
+               table[q, 3 * which + 1] != table[ref, 3 * which + 1]:
+                raise TypeError("%s: the members' arrays have different dtypes (process %d "
+                                "and process %d)" % (self._who(prim), ref, q))
+            if same_size and table[q, 3 * which] != table[ref, 3 * which]:
+                raise ValueError("%s: the members' arrays have different sizes: process %d "
+                                 "has %d bytes, process %d has %d bytes" % (
+                                     self._who(prim), ref, table[ref, 3 * which], q,
+                                     table[q, 3 * which]))
+
+    cdef cnp.ndarray _coll_src(self, str prim, object a, bint member, bint writable):
+        if not member:
+            return np.empty(0, dtype=np.uint8)
+        if writable:
+            return self._array_arg(prim, "array", a, None, True)
+        arr = np.ascontiguousarray(a)
+        if arr.dtype.hasobject:
+            raise TypeError("%s: the array holds Python objects" % self._who(prim))
+        return arr
+
+    def broadcast(self, a, root=0, procs=None):
+        """Collective (every process calls, with the same root and procs): copy
+        root's array into the array `a` of every member, in place. Returns a."""
+        self._check("ctx.broadcast")
+        mem, me = self._members("ctx.broadcast", procs, root)
+        cdef cnp.ndarray src = self._coll_src("ctx.broadcast", a, me >= 0, me >= 0 and self.pid != root)
+        res = self._register_many("ctx.broadcast", [src], self._checkval(1, mem, root, None))
+        sl, table = res[0], res[1]
+        try:
+            self._agree("ctx.broadcast", table, mem, 0, True)
+        except BaseException:
+            (<Slot>sl).free()
+            raise
+        if me >= 0 and self.pid != root and src.nbytes:
+            lpf_get(self._ctx, root, (<Slot>sl)._h, 0, (<Slot>sl)._h, 0, src.nbytes,
+                    LPF_MSG_DEFAULT)
+            self._nissued += 1
+        (<Slot>sl).free()
+        self._lowsync("ctx.broadcast")
+        return a if me >= 0 else None
+
+    cdef tuple _gather_common(self, str prim, object a, object root, object procs, int code,
+                              bint to_all):
+        mem, me = self._members(prim, procs, root)
+        cdef cnp.ndarray src = self._coll_src(prim, a, me >= 0, False)
+        cdef size_t P = len(mem)
+        receives = me >= 0 and (to_all or self.pid == root)
+        out = (np.empty((P,) + (<object>src).shape, dtype=src.dtype) if receives
+               else np.empty(0, dtype=np.uint8))
+        res = self._register_many(prim, [src, out], self._checkval(code, mem, root, None))
+        s_src, s_out, table = res[0], res[1], res[2]
+        try:
+            self._agree(prim, table, mem, 0, True)
+        except BaseException:
+            (<Slot>s_src).free()
+            (<Slot>s_out).free()
+            raise
+        return mem, me, src, out, s_src, s_out
+
+    def gather(self, a, root=0, procs=None):
+        """Collective: root gets an array of shape (len(procs),) + a.shape whose
+        row k is member k's a; the others get None."""
+        self._check("ctx.gather")
+        mem, me, src, out, s_src, s_out = self._gather_common("ctx.gather", a, root, procs, 2, False)
+        cdef size_t nb = (<cnp.ndarray>src).nbytes
+        if me >= 0 and nb:
+            if self.pid == root:
+                out[me] = src
+            else:
+                lpf_put(self._ctx, (<Slot>s_src)._h, 0, root, (<Slot>s_out)._h, me * nb, nb,
+                        LPF_MSG_DEFAULT)
+                self._nissued += 1
+        (<Slot>s_src).free()
+        (<Slot>s_out).free()
+        self._lowsync("ctx.gather")
+        return out if (me >= 0 and self.pid == root) else None
+
+    def allgather(self, a, procs=None):
+        """Collective: every member gets an array of shape (len(procs),) + a.shape
+        whose row k is member k's a; non-members get None."""
+        self._check("ctx.allgather")
+        mem, me, src, out, s_src, s_out = self._gather_common("ctx.allgather", a, None, procs, 3, True)
+        cdef size_t nb = (<cnp.ndarray>src).nbytes
+        cdef size_t P = len(mem)
+        if me >= 0 and nb:
+            out[me] = src
+            self._room("ctx.allgather", P, 0)
+            for q in mem:
+                if q != self.pid:
+                    lpf_put(self._ctx, (<Slot>s_src)._h, 0, q, (<Slot>s_out)._h, me * nb, nb,
+                            LPF_MSG_DEFAULT)
+            self._nissued += P - 1
+        (<Slot>s_src).free()
+        (<Slot>s_out).free()
+        self._lowsync("ctx.allgather")
+        return out if me >= 0 else None
+
+    def alltoall(self, a, procs=None):
+        """Collective: a has shape (len(procs), ...) on every member; returns an
+        array of the same shape whose row k is member k's row for this process."""
+        self._check("ctx.alltoall")
+        mem, me = self._members("ctx.alltoall", procs, None)
+        cdef size_t P = len(mem)
+        cdef cnp.ndarray src = self._coll_src("ctx.alltoall", a, me >= 0, False)
+        if me >= 0 and (src.ndim == 0 or src.shape[0] != P):
+            raise ValueError("%s: the array's first dimension must be len(procs) = %d, "
+                             "shape is %s" % (self._who("ctx.alltoall"), P, (<object>src).shape))
+        out = np.empty_like(src) if me >= 0 else np.empty(0, dtype=np.uint8)
+        res = self._register_many("ctx.alltoall", [src, out], self._checkval(4, mem, None, None))
+        s_src, s_out, table = res[0], res[1], res[2]
+        try:
+            self._agree("ctx.alltoall", table, mem, 0, True)
+        except BaseException:
+            (<Slot>s_src).free()
+            (<Slot>s_out).free()
+            raise
+        cdef size_t blk = src.nbytes // P if me >= 0 else 0
+        cdef size_t k
+        if me >= 0 and blk:
+            out[me] = src[me]
+            self._room("ctx.alltoall", P, 0)
+            for k in range(P):
+                if mem[k] != self.pid:
+                    lpf_put(self._ctx, (<Slot>s_src)._h, k * blk, mem[k], (<Slot>s_out)._h,
+                            me * blk, blk, LPF_MSG_DEFAULT)
+            self._nissued += P - 1
+        (<Slot>s_src).free()
+        (<Slot>s_out).free()
+        self._lowsync("ctx.alltoall")
+        return out if me >= 0 else None
+
+    cdef object _opfun(self, str prim, object op):
+        if isinstance(op, str):
+            if op not in _OPS:
+                raise ValueError("%s: op must be 'sum', 'prod', 'min', 'max' or a callable, "
+                                 "got %r" % (self._who(prim), op))
+            return _OPS[op]
+        if not callable(op):
+            raise TypeError("%s: op must be 'sum', 'prod', 'min', 'max' or a callable"
+                            % self._who(prim))
+        return op
+
+    def reduce(self, a, op="sum", root=0, procs=None):
+        """Collective: root gets op folded over the members' arrays element-wise
+        (in member order); the others get None. op: 'sum', 'prod', 'min', 'max'
+        or a callable f(x, y) on arrays (slower)."""
+        return self._reduce("ctx.reduce", a, op, root, procs, False)
+
+    def allreduce(self, a, op="sum", procs=None):
+        """Collective: every member gets op folded over the members' arrays
+        element-wise (in member order); non-members get None."""
+        return self._reduce("ctx.allreduce", a, op, None, procs, True)
+
+    cdef object _reduce(self, str prim, object a, object op, object root, object procs, bint all_):
+        self._check(prim)
+        f = self._opfun(prim, op)
+        scalar = np.ndim(a) == 0 if a is not None else False
+        mem, me = self._members(prim, procs, root)
+        cdef size_t P = len(mem)
+        cdef cnp.ndarray src = self._coll_src(prim, a, me >= 0, False)
+        cdef size_t n = src.size if me >= 0 else 0
+        cdef size_t isz = src.itemsize
+        cdef bint two = (all_ and isinstance(op, str) and P > 1 and n >= P
+                         and src.nbytes >= 65536)
+        out = np.empty_like(src) if (two and me >= 0) else np.empty(0, dtype=np.uint8)
+        res = self._register_many(prim, [src, out], self._checkval(5 if all_ else 6, mem, root, op))
+        s_src, s_out, table = res[0], res[1], res[2]
+        try:
+            self._agree(prim, table, mem, 0, True)
+        except BaseException:
+            (<Slot>s_src).free()
+            (<Slot>s_out).free()
+            raise
+        cdef size_t k, lo, hi, ln
+        cdef lpf_memslot_t lh
+        result = None
+        if not two:
+            active = me >= 0 and (all_ or self.pid == root)
+            if active and n:
+                buf = np.empty((P, n), dtype=src.dtype)
+                lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
+                self._nregs += 1
+                self._nregs_peak = max(self._nregs_peak, self._nregs)
+                self._tmp.append(lh)
+                self._keep.append(buf)
+                self._room(prim, P, 0)
+                for k in range(P):
+                    if mem[k] != self.pid:
+                        lpf_get(self._ctx, mem[k], (<Slot>s_src)._h, 0, lh, k * n * isz,
+                                n * isz, LPF_MSG_DEFAULT)
+                self._nissued += P - 1
+            (<Slot>s_src).free()
+            (<Slot>s_out).free()
+            self._lowsync(prim)
+            if active:
+                if n:
+                    rows = [src.reshape(-1) if mem[k] == self.pid else buf[k] for k in range(P)]
+                    result = _fold(f, rows).reshape((<object>src).shape)
+                else:
+                    result = src.copy()
+        else:
+            # two phases: member k folds block k, then sends it to every member
+            lo = (n * me) // P
+            hi = (n * (me + 1)) // P
+            ln = hi - lo
+            buf = np.empty((P, ln), dtype=src.dtype)
+            if ln:
+                lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
+                self._nregs += 1
+                self._nregs_peak = max(self._nregs_peak, self._nregs)
+                self._tmp.append(lh)
+                self._keep.append(buf)
+                self._room(prim, P, 0)
+                for k in range(P):
+                    if mem[k] != self.pid:
+                        lpf_get(self._ctx, mem[k], (<Slot>s_src)._h, lo * isz, lh, k * ln * isz,
+                                ln * isz, LPF_MSG_DEFAULT)
+                self._nissued += P - 1
+            self._lowsync(prim)
+            flat_src = src.reshape(-1)
+            flat_out = out.reshape(-1)
+            if ln:
+                blk = flat_out[lo:hi]
+                rows = [flat_src[lo:hi] if mem[k] == self.pid else buf[k] for k in range(P)]
+                blk[...] = rows[0]
+                for k in range(1, P):
+                    f(blk, rows[k], out=blk)
+                self._room(prim, P, 0)
+                for k in range(P):
+                    if mem[k] != self.pid:
+                        lpf_put(self._ctx, (<Slot>s_out)._h, lo * isz, mem[k], (<Slot>s_out)._h,
+                                lo * isz, ln * isz, LPF_MSG_DEFAULT)
+                self._nissued += P - 1
+            (<Slot>s_src).free()
+            (<Slot>s_out).free()
+            self._lowsync(prim)
+            result = out
+        if result is not None and scalar:
+            return result.reshape(-1)[0]
+        return result
+
+
+def _fold(f, rows):
+    acc = np.array(rows[0], copy=True)
+    if isinstance(f, np.ufunc):
+        for r in rows[1:]:
+            f(acc, r, out=acc)
+        return acc
+    for r in rows[1:]:
+        acc = np.asarray(f(acc, r), dtype=acc.dtype)
+    return acc
+
+
+# ---------------------------------------------------------------------------
+# Applications (library calls; they run their own SPMD sections on threads)
+# ---------------------------------------------------------------------------
+
+cdef unsigned _app_p(object p) except? 0xffffffff:
+    if p is None:
+        return 0
+    if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
+        raise ValueError("p must be a positive int or None, got %r" % (p,))
+    return <unsigned>p
+
+
+def _app_inprod(cnp.ndarray x, cnp.ndarray y, p):
+    cdef unsigned P = _app_p(p)
+    cdef double r
+    cdef size_t n = x.size
+    cdef const double *xp = <const double *>cnp.PyArray_DATA(x)
+    cdef const double *yp = <const double *>cnp.PyArray_DATA(y)
+    with _app_lock:
+        with nogil:
+            r = bsp_ip(xp, yp, n, P)
+    return r
+
+
+def _app_sort(cnp.ndarray keys, p, bint radix):
+    cdef unsigned P = _app_p(p)
+    cdef int rc
+    cdef size_t n = keys.size
+    cdef uint32_t *k = <uint32_t *>cnp.PyArray_DATA(keys)
+    if P == 0:
+        P = os.cpu_count() or 1
+    with _app_lock:
+        with nogil:
+            if radix:
+                rc = bsp_radix_sort(P, k, n, 1)
+            else:
+                rc = bsp_sample_sort(P, k, n)
+    return rc
+
+
+def _app_fft(cnp.ndarray x, int sign, p):
+    cdef unsigned P = _app_p(p)
+    cdef int rc
+    cdef size_t n = x.size // 2          # x: the complex vector viewed as doubles
+    cdef double *xp = <double *>cnp.PyArray_DATA(x)
+    with _app_lock:
+        with nogil:
+            rc = bsp_fft(xp, n, sign, P)
+    return rc
+
+
+cdef sp_crs _crs(size_t m, size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val):
+    cdef sp_crs A
+    A.m = m
+    A.n = n
+    A.nnz = col.size
+    A.rowptr = <size_t *>cnp.PyArray_DATA(rowptr)
+    A.col = <uint32_t *>cnp.PyArray_DATA(col)
+    A.val = <double *>cnp.PyArray_DATA(val)
+    return A
+
+
+_PARTS = {"rows": SP_PART_ROWS, "cols": SP_PART_COLS, "2d": SP_PART_2D}
+
+
+def _app_spmv(size_t m, size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val,
+              cnp.ndarray x, cnp.ndarray y, p, str partition):
+    cdef unsigned P = _app_p(p)
+    cdef sp_crs A = _crs(m, n, rowptr, col, val)
+    cdef sp_part part
+    cdef int rc
+    cdef sp_part_kind kind = _PARTS[partition]
+    if P == 0:
+        P = os.cpu_count() or 1
+    if sp_partition(&A, P, kind, &part) != 0:
+        raise MemoryError("spmv: partitioning failed")
+    with _app_lock:
+        with nogil:
+            rc = bsp_spmv(&A, &part, <const double *>cnp.PyArray_DATA(x),
+                          <double *>cnp.PyArray_DATA(y), P, spmv_default_variant())
+    sp_part_free(&part)
+    return rc
+
+
+def _app_pagerank(size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val,
+                  cnp.ndarray r, p, double alpha, double tol, int maxit):
+    cdef unsigned P = _app_p(p)
+    cdef sp_crs A = _crs(n, n, rowptr, col, val)
+    cdef pr_opts o = pr_default_opts()
+    cdef pr_info info
+    cdef int rc
+    o.alpha = alpha
+    o.tol = tol
+    o.maxit = maxit
+    if P == 0:
+        P = os.cpu_count() or 1
+    with _app_lock:
+        with nogil:
+            rc = bsp_pagerank(&A, NULL, &o, <double *>cnp.PyArray_DATA(r), P, &info)
+    return rc, {"iters": info.iters, "diff": info.diff, "seconds": info.seconds}

@@ -1,0 +1,99 @@
+"""Run by test_mpi.py as: bsprun --engine mpi -n N python3 mpi_prog.py MODE.
+Every rank runs this script; superstep.run spans the ranks."""
+import sys
+import numpy as np
+import superstep
+
+mode = sys.argv[1]
+
+
+def checks(ctx):
+    p, s = ctx.nprocs, ctx.pid
+    assert superstep.engine() == "mpi"
+    dst = np.zeros(p, dtype=np.int64)
+    with ctx.register(dst) as slot:
+        for q in range(p):
+            ctx.put(np.array([s + 1]), q, slot, offset=s)
+        ctx.sync()
+        assert dst.tolist() == list(range(1, p + 1)), dst
+        out = np.zeros(1, dtype=np.int64)
+        ctx.get((s + 1) % p, slot, 0, out)
+        ctx.sync()
+        assert out[0] == 1
+        try:
+            ctx.put(np.zeros(1, dtype=np.int64), p, slot)
+            raise AssertionError("no error")
+        except IndexError as e:
+            assert "dst_pid %d is out of range (nprocs %d)" % (p, p) in str(e)
+        try:
+            ctx.put(np.zeros(3, dtype=np.int64), 0, slot, offset=p - 1)
+            raise AssertionError("no error")
+        except IndexError as e:
+            assert "out of bounds" in str(e)
+    big = np.zeros(1 << 16)    # a large put releases the GIL
+    with ctx.register(big) as bs:
+        ctx.put(np.full(1 << 15, s, dtype=np.float64), (s + 1) % p, bs, offset=0)
+        ctx.sync()
+        assert big[0] == (s - 1) % p
+    ctx.send((s + 1) % p, np.arange(4) * s, tag=3)
+    ctx.send((s + 1) % p, ("obj", s))
+    ctx.sync()
+    ms = ctx.messages()
+    assert [m.source for m in ms] == [(s - 1) % p] * 2
+    assert ms[0].payload.tolist() == [0, (s - 1) % p * 1, (s - 1) % p * 2, (s - 1) % p * 3]
+    assert ms[1].payload == ("obj", (s - 1) % p)
+    tot = ctx.allreduce(np.arange(200000.0) + s)
+    assert tot[5] == 5 * p + sum(range(p))
+    assert ctx.allreduce(s, op="max") == p - 1
+    assert ctx.allreduce(np.array([s + 1]), op=lambda a, b: a * b)[0] == np.prod(range(1, p + 1))
+    r = ctx.reduce(np.array([s]), root=p - 1)
+    assert (r is None) == (s != p - 1)
+    b = np.full(2, s)
+    ctx.broadcast(b, root=p - 1)
+    assert (b == p - 1).all()
+    g = ctx.gather(np.array([s]), root=0)
+    assert (g is None) == (s != 0)
+    assert ctx.allgather(np.array([s])).ravel().tolist() == list(range(p))
+    assert ctx.alltoall(np.arange(p) + 10 * s).tolist() == [10 * q + s for q in range(p)]
+    if p > 1:
+        try:
+            ctx.allreduce(np.zeros(s + 1))
+            raise AssertionError("no error")
+        except ValueError as e:
+            assert "different sizes" in str(e)
+    m = ctx.probe()
+    assert m.p >= p and m.g() > 0
+    return "ok"
+
+
+if mode == "ok":
+    rank, size = superstep.mpi_world()
+    res = superstep.run(checks)
+    res2 = superstep.run(lambda ctx: ctx.pid * 10)     # hooks again
+    print("OK rank %d of %d: %r %r" % (rank, size, res, res2), flush=True)
+elif mode == "raise":
+    def spmd(ctx):
+        ctx.sync()
+        if ctx.pid == 1:
+            raise ValueError("boom on one rank")
+        while True:            # the others are in local work or syncs: MPI_Abort ends them
+            ctx.sync()
+    superstep.run(spmd)
+    print("NOT REACHED", flush=True)
+elif mode == "mismatch":
+    def spmd(ctx):
+        for _ in range(ctx.pid + 1):
+            ctx.sync()
+    try:
+        superstep.run(spmd)
+    except superstep.SyncError as e:
+        print("SYNCERROR rank %d: %s" % (superstep.mpi_world()[0], e), flush=True)
+        sys.exit(3)
+elif mode == "apps":
+    rank, size = superstep.mpi_world()
+    x = np.arange(1000.0)
+    # a library call runs on threads inside the calling rank
+    assert superstep.apps.inprod(x, x, p=2) == x @ x
+    k = np.arange(1000, dtype=np.uint32)[::-1].copy()
+    assert (superstep.apps.sort(k, p=2) == np.sort(k)).all()
+    print("APPS rank %d" % rank, flush=True)

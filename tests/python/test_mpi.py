@@ -1,0 +1,63 @@
+"""superstep under bsprun --engine mpi: every rank runs the Python script."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import superstep
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def _bsprun():
+    cands = [os.environ.get("SUPERSTEP_BSPRUN"), os.path.join(ROOT, "build", "tools", "bsprun", "bsprun"),
+             shutil.which("bsprun")]
+    for c in cands:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+BSPRUN = _bsprun()
+pytestmark = pytest.mark.skipif(not (BSPRUN and superstep.have_mpi()),
+                                reason="needs bsprun and the MPI engine")
+
+
+def mpirun(n, mode, timeout=120):
+    env = dict(os.environ)
+    env.pop("SUPERSTEP_ENGINE", None)
+    env["SUPERSTEP_SYNC_TIMEOUT"] = "60"
+    cmd = [BSPRUN, "--engine", "mpi", "-n", str(n), sys.executable, os.path.join(HERE, "mpi_prog.py"), mode]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_mpi_every_call(n):
+    r = mpirun(n, "ok")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in range(n):
+        # on MPI, run() returns each rank's own process's result
+        assert "OK rank %d of %d: 'ok' %d" % (rank, n, rank * 10) in r.stdout
+
+
+def test_mpi_exception_ends_the_job():
+    r = mpirun(3, "raise")
+    assert r.returncode != 0
+    assert "NOT REACHED" not in r.stdout
+    assert r.stderr.count("uncaught exception") == 1, r.stderr
+    assert "process 1 of 3" in r.stderr and "ValueError: boom on one rank" in r.stderr
+
+
+def test_mpi_mismatched_syncs_raise():
+    r = mpirun(2, "mismatch")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "SYNCERROR" in r.stdout and "LPF_ERR_FATAL" in r.stdout
+
+
+def test_mpi_apps_on_threads_of_a_rank():
+    r = mpirun(2, "apps")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "APPS rank 0" in r.stdout and "APPS rank 1" in r.stdout
