@@ -5,6 +5,7 @@
  * range syncs (struct sstep_engine.sync_range). See docs/internals.md.
  */
 #include "pubext_internal.h"
+#include "profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -308,12 +309,9 @@ static struct sstep_ctx *range_checks(lpf_t c, const char *prim, lpf_pid_t lo, l
     return ctx;
 }
 
-static lpf_err_t range_sync(lpf_t c, const char *prim, lpf_pid_t lo, lpf_pid_t n,
+static lpf_err_t range_exchange(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
         struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
 {
-    struct sstep_ctx *ctx = range_checks(c, prim, lo, n, kind, info);
-    info_reset(info, stamp);
-    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     lpf_err_t rc;
     if (n == 1) {
         /* alone: nobody else can take part or send */
@@ -356,16 +354,33 @@ static lpf_err_t range_sync(lpf_t c, const char *prim, lpf_pid_t lo, lpf_pid_t n
     return info->cause == SSTEP_CAUSE_OK ? rc : LPF_ERR_FATAL;
 }
 
+static lpf_err_t range_sync(lpf_t c, const char *prim, lpf_pid_t lo, lpf_pid_t n,
+        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info,
+        const void *site)
+{
+    struct sstep_ctx *ctx = range_checks(c, prim, lo, n, kind, info);
+    info_reset(info, stamp);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (SSTEP_LIKELY(ctx->prof == NULL)) return range_exchange(ctx, lo, n, stamp, kind, expect, info);
+    /* the profiler records PUB's supersteps too, marked as range syncs */
+    sstep_prof_sync_begin(ctx, kind == SSTEP_E2 ? SSTEP_PROF_E2 : SSTEP_PROF_E1, site);
+    lpf_err_t rc = range_exchange(ctx, lo, n, stamp, kind, expect, info);
+    sstep_prof_sync_end(ctx, rc);
+    return rc;
+}
+
 lpf_err_t sstep_sync_range(lpf_t c, lpf_pid_t lo, lpf_pid_t n,
         struct sstep_stamp stamp, struct sstep_sync_info *info)
 {
-    return range_sync(c, "sstep_sync_range", lo, n, stamp, SSTEP_E1, 0, info);
+    return range_sync(c, "sstep_sync_range", lo, n, stamp, SSTEP_E1, 0, info,
+            __builtin_return_address(0));
 }
 
 lpf_err_t sstep_oblsync(lpf_t c, lpf_pid_t lo, lpf_pid_t n,
         struct sstep_stamp stamp, size_t expect, struct sstep_sync_info *info)
 {
-    return range_sync(c, "sstep_oblsync", lo, n, stamp, SSTEP_E2, expect, info);
+    return range_sync(c, "sstep_oblsync", lo, n, stamp, SSTEP_E2, expect, info,
+            __builtin_return_address(0));
 }
 
 /* ------------------------------------------------------------------ */
