@@ -717,6 +717,30 @@ cdef class Context:
 
     # ---- DRMA ----------------------------------------------------------------
 
+    cdef _bounds(self, str prim, lpf_pid_t d, Slot s, Py_ssize_t off, Py_ssize_t n):
+        cdef long long cnt = s._counts[d]
+        if off + n > cnt:
+            raise IndexError("%s: offset %d + size %d is out of bounds: process %d registered "
+                             "%d elements of %s (%d bytes)" % (
+                                 self._who(prim), off, n, d, cnt, s.dtype, cnt * s._itemsize))
+
+    cdef lpf_memslot_t _drma_local(self, str prim, lpf_pid_t d, Slot s, cnp.ndarray a,
+                                   Py_ssize_t off) except? 0:
+        """The checks and bookkeeping of put and get: bounds at the peer, queue
+        room, and a local registration of `a` kept until the sync."""
+        self._bounds(prim, d, s, off, a.size)
+        self._room(prim, 1, 1)
+        cdef lpf_memslot_t h
+        lpf_register_local(self._ctx, _data(a), a.nbytes, &h)
+        self._nregs += 1
+        if self._nregs > self._nregs_peak:
+            self._nregs_peak = self._nregs
+        self._tmp.append(h)
+        self._keep.append(a)
+        self._nissued += 1
+        s._used_step = self._step
+        return h
+
     def put(self, src, dst_pid, slot, offset=0):
         """Copy the array src into process dst_pid's registered array `slot`,
         starting at element `offset`; complete after the next sync."""
@@ -725,26 +749,12 @@ cdef class Context:
         cdef Slot s = self._slot_arg("ctx.put", slot)
         cdef cnp.ndarray a = self._array_arg("ctx.put", "src", src, s.dtype, False)
         cdef Py_ssize_t off = self._offset_arg("ctx.put", offset)
-        cdef Py_ssize_t n = a.size
-        cdef long long cnt = s._counts[d]
-        if off + n > cnt:
-            raise IndexError("%s: offset %d + size %d is out of bounds: process %d registered "
-                             "%d elements of %s (%d bytes)" % (
-                                 self._who("ctx.put"), off, n, d, cnt, s.dtype, cnt * s._itemsize))
-        if n == 0:
+        if a.size == 0:
+            self._bounds("ctx.put", d, s, off, 0)
             return
-        self._room("ctx.put", 1, 1)
-        cdef lpf_memslot_t h
+        cdef lpf_memslot_t h = self._drma_local("ctx.put", d, s, a, off)
         cdef size_t nb = a.nbytes
         cdef size_t doff = off * s._itemsize
-        lpf_register_local(self._ctx, _data(a), nb, &h)
-        self._nregs += 1
-        if self._nregs > self._nregs_peak:
-            self._nregs_peak = self._nregs
-        self._tmp.append(h)
-        self._keep.append(a)
-        self._nissued += 1
-        s._used_step = self._step
         if nb >= BIG:
             with nogil:
                 lpf_put(self._ctx, h, 0, d, s._h, doff, nb, LPF_MSG_DEFAULT)
@@ -759,26 +769,12 @@ cdef class Context:
         cdef Slot s = self._slot_arg("ctx.get", slot)
         cdef cnp.ndarray a = self._array_arg("ctx.get", "out", out, s.dtype, True)
         cdef Py_ssize_t off = self._offset_arg("ctx.get", offset)
-        cdef Py_ssize_t n = a.size
-        cdef long long cnt = s._counts[d]
-        if off + n > cnt:
-            raise IndexError("%s: offset %d + size %d is out of bounds: process %d registered "
-                             "%d elements of %s (%d bytes)" % (
-                                 self._who("ctx.get"), off, n, d, cnt, s.dtype, cnt * s._itemsize))
-        if n == 0:
+        if a.size == 0:
+            self._bounds("ctx.get", d, s, off, 0)
             return out
-        self._room("ctx.get", 1, 1)
-        cdef lpf_memslot_t h
+        cdef lpf_memslot_t h = self._drma_local("ctx.get", d, s, a, off)
         cdef size_t nb = a.nbytes
         cdef size_t soff = off * s._itemsize
-        lpf_register_local(self._ctx, _data(a), nb, &h)
-        self._nregs += 1
-        if self._nregs > self._nregs_peak:
-            self._nregs_peak = self._nregs
-        self._tmp.append(h)
-        self._keep.append(a)
-        self._nissued += 1
-        s._used_step = self._step
         if nb >= BIG:
             with nogil:
                 lpf_get(self._ctx, d, s._h, soff, h, 0, nb, LPF_MSG_DEFAULT)

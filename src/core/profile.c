@@ -356,22 +356,7 @@ static double saved_r(const char *engine, lpf_pid_t P)
 {
     char path[4096];
     if (!sstep_param_path(path, sizeof path)) return 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    char line[512];
-    double best = 0, largest = 0;
-    unsigned bestp = UINT32_MAX, largestp = 0;
-    while (fgets(line, sizeof line, f)) {
-        char eng[32];
-        unsigned p;
-        double r;
-        if (sscanf(line, " # r %31s %u %lf", eng, &p, &r) != 3 || strcmp(eng, engine) || !(r > 0))
-            continue;
-        if (p >= P && p <= bestp) { best = r; bestp = p; }
-        if (p >= largestp) { largest = r; largestp = p; }
-    }
-    fclose(f);
-    return best > 0 ? best : largest;
+    return pf_file_r(path, engine, P);
 }
 
 SSTEP_HIDDEN void sstep_fill_machine(lpf_machine_t *m);

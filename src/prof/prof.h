@@ -127,6 +127,10 @@ SSTEP_PROF_API void pf_summary(FILE *f, const struct pf_run *R);
 SSTEP_PROF_API int pf_trace(FILE *f, const struct pf_run *R);
 SSTEP_PROF_API int pf_html(FILE *f, const struct pf_run *R);
 /* predicted time of a section / the run on machine M; 0 on success */
+/* r (flop/s) that bspprobe --save wrote for engine and P processes in a
+ * parameter file ("# r ENGINE P FLOPS" lines): the smallest p >= P, else
+ * the largest; 0 if none */
+SSTEP_PROF_API double pf_file_r(const char *path, const char *engine, unsigned P);
 SSTEP_PROF_API int pf_machine_load(struct pf_machine *M, const char *path, char *err, size_t errlen);
 SSTEP_PROF_API double pf_predict_section(const struct pf_section *S, const struct pf_machine *M);
 SSTEP_PROF_API void pf_predict(FILE *f, const struct pf_run *R, const struct pf_machine *M);

@@ -616,7 +616,7 @@ static int load_rows(const char *path, struct machine_rows *mr, char *err, size_
 }
 
 /* "# r ENGINE P FLOPS" lines: the smallest p >= P, else the largest */
-static double file_r(const char *path, const char *engine, unsigned P)
+double pf_file_r(const char *path, const char *engine, unsigned P)
 {
     FILE *f = fopen(path, "r");
     if (!f) return 0;
@@ -661,7 +661,7 @@ double pf_predict_section(const struct pf_section *S, const struct pf_machine *M
             /* no rows of this engine: any engine's */
             use = sstep_param_select(mr.rows, mr.n, mr.rows[0].engine, S->P, &first, &count);
         }
-        rt = file_r(M->path, S->ref->engine, S->P);
+        rt = pf_file_r(M->path, S->ref->engine, S->P);
     }
     /* work = computation time x the recording machine's r; on the target
      * it takes work / r_target. Without both r the computation is kept. */
