@@ -445,6 +445,15 @@ void sstep_scope_push(lpf_t c)
     s->old = ctx->arena[cur ^ 1];
     memset(&ctx->arena[0], 0, sizeof ctx->arena[0]);
     memset(&ctx->arena[1], 0, sizeof ctx->arena[1]);
+    /* the scope reuses the parent's spare blocks, each list in the arena of
+     * its own parity (so a block becomes reusable in the same superstep as
+     * it would have in the parent); sstep_scope_pop hands them back with
+     * the scope's blocks. Without this, every scope that stages data made
+     * new blocks and the parent's spares grew with each push/pop. */
+    ctx->arena[cur].spare = s->cur.spare;
+    ctx->arena[cur ^ 1].spare = s->old.spare;
+    s->cur.spare = NULL;
+    s->old.spare = NULL;
     struct sstep_slot_table *t = &ctx->globals;
     s->fresh = t->fresh;
     s->nfree = t->nfree;
@@ -487,15 +496,20 @@ void sstep_scope_pop(lpf_t c)
     ctx->arena[cur] = s->cur;
     ctx->arena[cur ^ 1] = s->old;
     for (int k = 0; k < 2; ++k) {
-        /* append the scope's blocks (head and spares) to the spares */
+        /* append the scope's blocks (head and spares) to the spares; the
+         * spares of the current parity are reusable now and stay in the
+         * current arena (so the next scope, pushed in this parity, finds
+         * them: scopes no longer make new blocks every push/pop) */
         struct sstep_arena_block *lists[2] = { scope_a[k].head, scope_a[k].spare };
-        for (int j = 0; j < 2; ++j)
+        for (int j = 0; j < 2; ++j) {
+            const unsigned to = (j == 1 && (unsigned)k == cur) ? cur : cur ^ 1;
             for (struct sstep_arena_block *b = lists[j], *nb; b; b = nb) {
                 nb = b->next;
                 b->used = 0;
-                b->next = ctx->arena[cur ^ 1].spare;
-                ctx->arena[cur ^ 1].spare = b;
+                b->next = ctx->arena[to].spare;
+                ctx->arena[to].spare = b;
             }
+        }
     }
     x->depth--;
 }

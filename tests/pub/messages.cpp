@@ -1,8 +1,9 @@
 // PUB runs, message passing and the message buffer (pub.md §4, §6, §7;
-// checklist items 5, 6, 8, 9, 12-17, 19, 20, 42, 43, 45, 48).
+// checklist items 5, 6, 8, 9, 12-17, 19, 20, 42, 43, 45, 48, 70).
 #include "pub/pub_test.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <pthread.h>
@@ -490,4 +491,44 @@ TEST(PubOblsync, Item48_Alternating)
             }
         });
     }
+}
+
+TEST(PubOblsync, Item70_NoFalseDeadlock)
+{
+    // one process computes 3 s without PUB calls while the others wait in a
+    // root bsp_sync; then one sleeps 3 s before sending the message an
+    // oblsync waits for: no deadlock is reported and the results are right
+    const int P = 3;
+    std::vector<int> sum(P, -1), got(P, -1);
+    std::vector<double> waited(P, 0);
+    run(P, [&](pbsp bsp) {
+        int p = bsp_nprocs(bsp), s = bsp_pid(bsp);
+        int v = s + 1;
+        if (s == 1) {
+            // busy work, no PUB call, for 3 s
+            volatile uint64_t x = 0;
+            auto t0 = std::chrono::steady_clock::now();
+            while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 3.0)
+                for (int i = 0; i < 10000; ++i) x = x * 6364136223846793005ull + 1;
+        }
+        bsp_gsend(bsp, 0, p - 1, &v, sizeof v);
+        double t0 = bsp_time();
+        bsp_sync(bsp);
+        waited[s] = bsp_time() - t0;
+        int t = 0;
+        for (int i = 0; i < bsp_nmsgs(bsp); ++i) t += msg_val<int>(bsp_getmsg(bsp, i));
+        sum[s] = t;
+        // process 2 sleeps 3 s, then sends the message process 0 waits for
+        if (s == 2) {
+            sleep_s(3.0);
+            int w = 77;
+            bsp_send(bsp, 0, &w, sizeof w);
+        }
+        bsp_oblsync(bsp, s == 0 ? 1 : 0);
+        if (s == 0 && bsp_nmsgs(bsp) == 1) got[0] = msg_val<int>(bsp_getmsg(bsp, 0));
+        bsp_sync(bsp);
+    });
+    for (int s = 0; s < P; ++s) EXPECT_EQ(sum[s], P * (P + 1) / 2) << s;
+    EXPECT_GT(waited[0], 2.5);   // it really waited through the computation
+    EXPECT_EQ(got[0], 77);
 }

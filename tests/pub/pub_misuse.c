@@ -9,6 +9,7 @@
 
 static const char *which;
 static _Thread_local int reg_a[4];
+static pbsp other_obj;   /* item 34: shared by the threads of the pthread engine */
 
 static void nap(double s)
 {
@@ -99,6 +100,21 @@ static void spmd(pbsp bsp, void *arg)
         bsp_dup(bsp, &sub);
         bsp_push_reg(&sub, &v, sizeof v);
         bsp_done(&sub);
+    } else if (IS("done_put")) {                 /* item 33 */
+        bsp_dup(bsp, &sub);
+        bsp_push_reg(&sub, reg_a, sizeof reg_a);
+        bsp_sync(&sub);
+        if (s == last) bsp_put(&sub, 0, &v, reg_a, 0, sizeof v);
+        bsp_done(&sub);
+    } else if (IS("done_bcast")) {
+        bsp_dup(bsp, &sub);
+        if (s == last) bsp_gsend(&sub, 0, last, &v, sizeof v);
+        bsp_done(&sub);
+    } else if (IS("done_reduce")) {
+        int r;
+        bsp_dup(bsp, &sub);
+        if (s == last) bsp_greduce(&sub, last, last, &v, &r, 1, bspop_addint, NULL);
+        bsp_done(&sub);
     } else if (IS("use_done")) {
         bsp_dup(bsp, &sub);
         bsp_done(&sub);
@@ -106,6 +122,27 @@ static void spmd(pbsp bsp, void *arg)
     } else if (IS("use_copy")) {
         tbsp copy = *bsp;
         if (s == last) bsp_sync(&copy);
+    } else if (IS("use_other")) {                /* item 34: pid 0's root */
+        if (s == 0) other_obj = bsp;
+        bsp_sync(bsp);
+        if (s == last) bsp_sync(other_obj);
+    } else if (IS("use_other_child")) {          /* pid 0's live child */
+        bsp_dup(bsp, &sub);
+        if (s == 0) other_obj = &sub;
+        bsp_sync(&sub);
+        if (s == last) bsp_send(other_obj, 0, &v, sizeof v);
+        bsp_sync(&sub);
+        bsp_done(&sub);
+    } else if (IS("parent_push")) {              /* item 35 */
+        bsp_dup(bsp, &sub);
+        if (s == last) bsp_push_reg(bsp, reg_a, sizeof reg_a);
+        bsp_done(&sub);
+    } else if (IS("parent_part")) {
+        int part[1] = { p };
+        tbsp sub2;
+        bsp_dup(bsp, &sub);
+        if (s == last) bsp_partition(bsp, &sub2, 1, part);
+        bsp_done(&sub);
     } else if (IS("parent_send")) {
         bsp_dup(bsp, &sub);
         if (s == last) bsp_send(bsp, 0, &v, sizeof v);
