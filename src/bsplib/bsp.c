@@ -143,10 +143,12 @@ static NORETURN COLD void die_oom_size(const char *prim, const char *what, size_
 /* A tag size no machine could hold is a mistake, refused at the call. */
 static void check_tagsize(const char *prim, size_t size)
 {
-    static size_t mem;
+    static size_t mem_cached;   /* every thread computes the same value */
+    size_t mem = __atomic_load_n(&mem_cached, __ATOMIC_RELAXED);
     if (!mem) {
         long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
         mem = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : SIZE_MAX / 2;
+        __atomic_store_n(&mem_cached, mem, __ATOMIC_RELAXED);
     }
     if (size > mem)
         die(prim, "tag size %zu bytes is more than this machine's memory (%zu bytes)", size, mem);

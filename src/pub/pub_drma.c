@@ -81,7 +81,11 @@ static inline struct pub_reg *drma_check(struct pub_obj *o, const char *prim, in
     if (PUB_UNLIKELY(g == NULL)) not_registered(o, prim, rname, ident);
     if (PUB_UNLIKELY(pid < 0 || pid >= o->p))
         pub_die(o, prim, "pid %d is out of range (the group has %d processes)", pid, o->p);
-    size_t rs = sstep_remote_size(o->run->ctx, (lpf_pid_t)(o->lo + pid), g->slot);
+    /* the early bounds check reads the peer's registration; after an oblsync
+     * that (de)registered, the peer may be changing it right now (no barrier
+     * in between): then only the owner checks, at the sync */
+    size_t rs = (o->push_since | o->pop_since) ? SIZE_MAX
+            : sstep_remote_size(o->run->ctx, (lpf_pid_t)(o->lo + pid), g->slot);
     if (PUB_UNLIKELY(rs != SIZE_MAX && (offset > rs || size > rs - offset)))
         pub_die(o, prim, "offset %zu + size %zu is out of bounds: process %d registered %zu bytes "
                 "for %s %p", offset, size, pid, rs, rname, ident);

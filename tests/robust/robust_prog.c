@@ -85,7 +85,7 @@ static void bsp_spmd(void)
 static void lpf_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 {
     (void)args;
-    saved_ctx = ctx;
+    if (s == 0) saved_ctx = ctx;   /* pid 0 runs on the caller's thread */
     the_mode();
     if (strcmp(mode, "stuck") == 0 || strcmp(mode, "stuckever") == 0) {
         const char *v = getenv("STUCK_S");
