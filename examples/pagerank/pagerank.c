@@ -88,6 +88,60 @@ int pagerank_seq(const sp_crs *A, const pr_opts *o, double *r, pr_info *info)
     return rc;
 }
 
+/* One iteration per superstep, when no process sends partial sums (row
+ * partitions: every process owns whole rows of G). The update of r of one
+ * iteration also makes the next x and the local dangling sum, in the same
+ * pass; the superstep then carries the reduction of (S, diff) and the
+ * ghosts of the new x: with SPMV_GETPUT, bsp_get (read at the sync's
+ * entry, after the owners wrote x); with SPMV_HP, the owners write the new x
+ * into a second registered buffer while the others still read the current
+ * one with bsp_direct_get, and the two buffers swap at every sync. */
+static void pagerank_rows(spmv_local *L, const double *dinv, const pr_opts *o, double *r,
+                          ip_reducer *red, double *x2, int *iters, double *diff)
+{
+    const size_t nown = L->nown_x, n = L->n;
+    const spmv_variant v = o->v;
+    double *xs[2] = { L->x, x2 };
+    double glob[2] = { 0, 0 }, S_loc = 0;
+    for (size_t t = 0; t < nown; ++t) {
+        if (dinv[t] == 0.0) S_loc += r[t];
+        L->x[t] = r[t] * dinv[t];
+    }
+    const double first[2] = { S_loc, 0 };
+    ip_reducer_put(red, first);
+    if (v != SPMV_HP) spmv_fanin_get(L);
+    bsp_sync();
+    ip_reducer_sum(red, glob);
+    int it = 0, cur = 0;
+    while (it < o->maxit) {
+        if (v == SPMV_HP) spmv_fanin_direct(L);   /* the owners wrote x before the last sync */
+        spmv_local_kernel(L);
+        const double c = (o->alpha * glob[0] + 1.0 - o->alpha) / (double)n;
+        double *xn = v == SPMV_HP ? xs[cur ^ 1] : L->x;
+        const double *y = L->y;
+        double diff_loc = 0;
+        S_loc = 0;
+        for (size_t t = 0; t < nown; ++t) {
+            const double rn = o->alpha * y[t] + c;
+            diff_loc += fabs(rn - r[t]);
+            r[t] = rn;
+            if (dinv[t] == 0.0) S_loc += rn;
+            xn[t] = rn * dinv[t];
+        }
+        const double vals[2] = { S_loc, diff_loc };
+        ip_reducer_put(red, vals);
+        if (v == SPMV_HP) L->x = xs[cur ^= 1];
+        else spmv_fanin_get(L);
+        bsp_sync();
+        ip_reducer_sum(red, glob);   /* identical on every process */
+        ++it;
+        if (glob[1] < o->tol) break;
+    }
+    L->x = xs[0];
+    *iters = it;
+    *diff = glob[1];
+}
+
 int pagerank_spmd(spmv_local *L, const double *dinv, const pr_opts *o, double *r, pr_info *info)
 {
     const size_t nown = L->nown_x, n = L->n;
@@ -95,39 +149,64 @@ int pagerank_spmd(spmv_local *L, const double *dinv, const pr_opts *o, double *r
     ip_reducer red;
     if (ip_reducer_init(&red, 2) != 0) bsp_abort("pagerank: out of memory on pid %u\n", bsp_pid());
     bsp_sync();
+    /* does any process send partial sums? (not with row partitions) */
+    const double fo[2] = { (double)L->nfanout, 0 };
+    double glob[2] = { 0, 0 };
+    ip_reducer_put(&red, fo);
+    bsp_sync();
+    ip_reducer_sum(&red, glob);
+    const int rows = glob[0] == 0.0;
+    glob[0] = 0;
+    double *x2 = NULL;   /* the second x buffer of pagerank_rows with SPMV_HP */
+    if (rows && v == SPMV_HP) {
+        x2 = malloc((L->ncols ? L->ncols : 1) * sizeof *x2);
+        if (!x2) bsp_abort("pagerank: out of memory on pid %u\n", bsp_pid());
+        memset(x2, 0, L->ncols * sizeof *x2);
+        bsp_push_reg(x2, L->ncols * sizeof *x2);
+        bsp_sync();
+    }
     const double t0 = bsp_time();
-    double diff_loc = 0, glob[2] = { 0, 0 };
+    double diff_loc = 0;
     int it = 0;
-    for (;;) {
-        /* superstep 1: x of the owned nodes, dangling sum, reduction of
-         * (S, diff of the last iteration); the get variant's fan-in */
-        double S_loc = 0;
-        for (size_t t = 0; t < nown; ++t) {
-            if (dinv[t] == 0.0) S_loc += r[t];
-            L->x[t] = r[t] * dinv[t];
+    if (rows) {
+        pagerank_rows(L, dinv, o, r, &red, x2, &it, &glob[1]);
+    } else {
+        for (;;) {
+            /* superstep 1: x of the owned nodes, dangling sum, reduction of
+             * (S, diff of the last iteration); the get variant's fan-in */
+            double S_loc = 0;
+            for (size_t t = 0; t < nown; ++t) {
+                if (dinv[t] == 0.0) S_loc += r[t];
+                L->x[t] = r[t] * dinv[t];
+            }
+            const double vals[2] = { S_loc, diff_loc };
+            ip_reducer_put(&red, vals);
+            if (v != SPMV_HP) spmv_fanin_get(L);
+            bsp_sync();
+            ip_reducer_sum(&red, glob);   /* identical on every process */
+            if ((it > 0 && glob[1] < o->tol) || it >= o->maxit) break;
+            /* superstep 2: y = G x; then r' and the local diff */
+            if (v == SPMV_HP) spmv_fanin_direct(L);
+            spmv_local_kernel(L);
+            spmv_fanout(L, v);
+            bsp_sync();
+            spmv_accumulate(L, v);
+            const double c = (o->alpha * glob[0] + 1.0 - o->alpha) / (double)n;
+            diff_loc = 0;
+            for (size_t t = 0; t < nown; ++t) {
+                const double rn = o->alpha * L->y[t] + c;
+                diff_loc += fabs(rn - r[t]);
+                r[t] = rn;
+            }
+            ++it;
         }
-        const double vals[2] = { S_loc, diff_loc };
-        ip_reducer_put(&red, vals);
-        if (v != SPMV_HP) spmv_fanin_get(L);
-        bsp_sync();
-        ip_reducer_sum(&red, glob);   /* identical on every process */
-        if ((it > 0 && glob[1] < o->tol) || it >= o->maxit) break;
-        /* superstep 2: y = G x; then r' and the local diff */
-        if (v == SPMV_HP) spmv_fanin_direct(L);
-        spmv_local_kernel(L);
-        spmv_fanout(L, v);
-        bsp_sync();
-        spmv_accumulate(L, v);
-        const double c = (o->alpha * glob[0] + 1.0 - o->alpha) / (double)n;
-        diff_loc = 0;
-        for (size_t t = 0; t < nown; ++t) {
-            const double rn = o->alpha * L->y[t] + c;
-            diff_loc += fabs(rn - r[t]);
-            r[t] = rn;
-        }
-        ++it;
     }
     const double t1 = bsp_time();
+    if (x2) {
+        bsp_pop_reg(x2);
+        bsp_sync();
+        free(x2);
+    }
     ip_reducer_free(&red);
     if (info) {
         info->iters = it;

@@ -14,12 +14,20 @@
  *
  * BSP: G is distributed by a partition whose x and y distributions agree
  * (owner_x == owner_y, as every sp_partition scheme gives for square
- * matrices), so r_i, x_i and y_i of a node live on one process. One
- * iteration takes two supersteps: (1) compute x and the local dangling sum,
- * put (S, previous diff) to every process (Algorithm 2), and, with
+ * matrices), so r_i, x_i and y_i of a node live on one process. When no
+ * process sends partial sums (row partitions of G, the default), one
+ * iteration is one superstep: the local SpMV (after the fan-in by
+ * bsp_direct_get with SPMV_HP, from the x buffer the owners wrote before the
+ * last sync; two x buffers alternate), then one pass that makes r', the
+ * local diff, the next x and the local dangling sum, and puts (S, diff) to
+ * every process (Algorithm 2); with SPMV_GETPUT the ghost x of the next
+ * iteration are requested with bsp_get in the same superstep. Otherwise
+ * (2D partitions) one iteration takes two supersteps: (1) compute x and the
+ * local dangling sum, put (S, previous diff) to every process, and, with
  * SPMV_GETPUT, request the ghost x; (2) SpMV (fan-in by bsp_direct_get with
  * SPMV_HP), fan-out; then r' and the local diff. The convergence test reads
- * the reduced diff after superstep (1): every process decides alike.
+ * the reduced diff after a sync: every process decides alike, after as many
+ * iterations as the sequential reference.
  */
 #ifndef SUPERSTEP_APP_PAGERANK_H
 #define SUPERSTEP_APP_PAGERANK_H

@@ -9,7 +9,16 @@
  * x holds the owned x_j first and then the "ghost" x_j it needs from other
  * processes; its local y holds the owned y_i first and then partial sums
  * for rows owned elsewhere. Consecutive ghosts with the same owner form one
- * range, so fan-in and fan-out move ranges, not single elements.
+ * range, so fan-in and fan-out move ranges, not single elements; ranges at
+ * one owner that are at most 12 indices apart are merged (the elements in
+ * between travel too and are not used: one larger copy is cheaper than one
+ * more request). On matrices with skewed column degrees (maximum at least
+ * 16 times the mean: power-law graphs) the owned x_j of every process are
+ * listed by decreasing column degree rather than by index, so that the
+ * heavily read x_j share cache lines and the ghost ranges are long; owned
+ * y_i follow the same order when owner_x == owner_y on a square matrix (the
+ * owned lists of x and y then always agree). Owned order is visible only
+ * through gx / gy; scatter and gather use it.
  *
  * Two multiplication algorithms:
  *   SPMV_GETPUT  three supersteps, plain BSPlib: fan-in with bsp_get; sync;
