@@ -893,7 +893,9 @@ lpf_err_t lpf_abort(lpf_t c)
      * program when several of its threads abort together */
     static _Atomic int said;
     if (atomic_exchange(&said, 1)) {
-        /* another thread is saying it and ending the program */
+        /* another thread of this program is saying it and ending the
+         * program: let it (ending first could cut its line off) */
+        for (;;) pause();
     } else if (ctx)
         fprintf(stderr, "superstep: lpf_abort (process %u of %u): the program aborted; "
                 "every process ends with exit status 6\n", ctx->pid, ctx->nprocs);
