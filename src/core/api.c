@@ -50,6 +50,7 @@ const struct sstep_engine *sstep_engine_by_name(const char *name)
     if (!name || !*name || strcasecmp(name, "pthread") == 0) return &sstep_pthread_engine;
 #ifdef SUPERSTEP_HAVE_MPI
     if (strcasecmp(name, "mpi") == 0) return &sstep_mpi_engine;
+    if (strcasecmp(name, "hybrid") == 0) return &sstep_hybrid_engine;
 #endif
     return NULL;
 }
@@ -313,32 +314,6 @@ lpf_err_t lpf_resize_message_queue(lpf_t c, size_t max_msgs)
 /* Requests                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Append a request of kind k for peer `pid`; the queue has room. */
-static inline void enqueue(struct sstep_ctx *ctx, int k, lpf_pid_t pid,
-        char *local, uint32_t slot, size_t off, size_t size)
-{
-    struct sstep_queue *q = &ctx->q;
-    uint32_t i = (uint32_t)q->n++;
-    struct sstep_req *r = &q->reqs[i];
-    r->local = local;
-    r->size = size;
-    r->off = off;
-    r->slot = slot;
-    r->next = SSTEP_NIL;
-    struct sstep_peer_lists *pl = &q->peers[pid];
-    if (pl->tail[k] == SSTEP_NIL) {
-        if ((pl->head[SSTEP_PUT] & pl->head[SSTEP_GET] & pl->head[SSTEP_MSG]) == SSTEP_NIL)
-            q->touched[q->ntouched++] = pid;
-        pl->head[k] = i;
-    } else {
-        q->reqs[pl->tail[k]].next = i;
-    }
-    pl->tail[k] = i;
-    pl->count[k]++;
-    pl->bytes[k] += size;
-    q->kinds |= 1u << k;
-}
-
 /* room for one internal (layer) request: the queue grows as needed */
 static inline int internal_room(struct sstep_ctx *ctx)
 {
@@ -406,7 +381,7 @@ static __attribute__((noinline, cold)) lpf_err_t put_slow(lpf_t c, lpf_memslot_t
     uint32_t idx = remote_slot(ctx, "lpf_put", "dst_slot", dst_slot);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     user_room(ctx, "lpf_put");
-    enqueue(ctx, SSTEP_PUT, dst_pid, src, idx, dst_offset, size);
+    sstep_enqueue(ctx, SSTEP_PUT, dst_pid, src, idx, dst_offset, size);
     if (SSTEP_UNLIKELY(ctx->checked))
         sstep_chk_request(ctx, "lpf_put", SSTEP_PUT, SSTEP_CHK_USER, dst_pid, idx,
                 dst_offset, size, src_slot);
@@ -423,7 +398,7 @@ static __attribute__((noinline, cold)) lpf_err_t get_slow(lpf_t c, lpf_pid_t src
     char *dst = local_area(ctx, "lpf_get", "dst_slot", dst_slot, dst_offset, size);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     user_room(ctx, "lpf_get");
-    enqueue(ctx, SSTEP_GET, src_pid, dst, idx, src_offset, size);
+    sstep_enqueue(ctx, SSTEP_GET, src_pid, dst, idx, src_offset, size);
     if (SSTEP_UNLIKELY(ctx->checked))
         sstep_chk_request(ctx, "lpf_get", SSTEP_GET, SSTEP_CHK_USER, src_pid, idx,
                 src_offset, size, dst_slot);
@@ -450,7 +425,7 @@ lpf_err_t lpf_put(lpf_t c, lpf_memslot_t src_slot, size_t src_offset,
                 && (src = try_local(ctx, src_slot, src_offset, size)) != NULL
                 && try_remote(ctx, dst_slot, &idx) && fast_room(ctx))) {
         ctx->q.nuser++;
-        enqueue(ctx, SSTEP_PUT, dst_pid, src, idx, dst_offset, size);
+        sstep_enqueue(ctx, SSTEP_PUT, dst_pid, src, idx, dst_offset, size);
         return LPF_SUCCESS;
     }
     return put_slow(c, src_slot, src_offset, dst_pid, dst_slot, dst_offset, size);
@@ -469,7 +444,7 @@ lpf_err_t lpf_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
                 && (dst = try_local(ctx, dst_slot, dst_offset, size)) != NULL
                 && fast_room(ctx))) {
         ctx->q.nuser++;
-        enqueue(ctx, SSTEP_GET, src_pid, dst, idx, src_offset, size);
+        sstep_enqueue(ctx, SSTEP_GET, src_pid, dst, idx, src_offset, size);
         return LPF_SUCCESS;
     }
     return get_slow(c, src_pid, src_slot, src_offset, dst_slot, dst_offset, size);
@@ -489,7 +464,7 @@ lpf_err_t sstep_put_ptr(lpf_t c, const void *src, lpf_pid_t dst_pid,
     uint32_t idx = remote_slot(ctx, name, "destination slot", dst_slot);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
-    enqueue(ctx, SSTEP_PUT, dst_pid, (char *)src, idx, dst_off, size);
+    sstep_enqueue(ctx, SSTEP_PUT, dst_pid, (char *)src, idx, dst_off, size);
     if (SSTEP_UNLIKELY(ctx->checked))
         sstep_chk_request(ctx, name, SSTEP_PUT, SSTEP_CHK_PTR, dst_pid, idx, dst_off, size,
                 LPF_INVALID_MEMSLOT);
@@ -506,7 +481,7 @@ lpf_err_t sstep_get_ptr(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
     uint32_t idx = remote_slot(ctx, name, "source slot", src_slot);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
-    enqueue(ctx, SSTEP_GET, src_pid, (char *)dst, idx, src_off, size);
+    sstep_enqueue(ctx, SSTEP_GET, src_pid, (char *)dst, idx, src_off, size);
     if (SSTEP_UNLIKELY(ctx->checked))
         sstep_chk_request(ctx, name, SSTEP_GET, SSTEP_CHK_PTR, src_pid, idx, src_off, size,
                 LPF_INVALID_MEMSLOT);
@@ -539,7 +514,7 @@ lpf_err_t sstep_send(lpf_t c, lpf_pid_t dst_pid, const void *msg, size_t size)
         sstep_fatal(ctx, "send", "destination pid %u is out of range (nprocs %u)", dst_pid, ctx->nprocs);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     if (SSTEP_UNLIKELY(internal_room(ctx))) return LPF_ERR_OUT_OF_MEMORY;
-    enqueue(ctx, SSTEP_MSG, dst_pid, (char *)msg, 0, 0, size);
+    sstep_enqueue(ctx, SSTEP_MSG, dst_pid, (char *)msg, 0, 0, size);
     return LPF_SUCCESS;
 }
 
@@ -620,7 +595,7 @@ static inline lpf_err_t put_buf(lpf_t c, lpf_pid_t dst_pid, lpf_memslot_t dst_sl
     }
     char *p = stage_bytes(a, size);
     if (SSTEP_UNLIKELY(p == NULL)) return LPF_ERR_OUT_OF_MEMORY;
-    enqueue(ctx, SSTEP_PUT, dst_pid, p, idx, dst_off, size);
+    sstep_enqueue(ctx, SSTEP_PUT, dst_pid, p, idx, dst_off, size);
     *buf = p;
     return LPF_SUCCESS;
 }
@@ -658,7 +633,7 @@ lpf_err_t sstep_send_buf(lpf_t c, lpf_pid_t dst_pid, size_t size, void **buf)
     }
     char *p = stage_inline(ctx, size);
     if (SSTEP_UNLIKELY(p == NULL)) return LPF_ERR_OUT_OF_MEMORY;
-    enqueue(ctx, SSTEP_MSG, dst_pid, p, 0, 0, size);
+    sstep_enqueue(ctx, SSTEP_MSG, dst_pid, p, 0, 0, size);
     *buf = p;
     return LPF_SUCCESS;
 }

@@ -178,6 +178,9 @@ struct sstep_ctx {
     const char *put_name;   /* primitive named in errors found at the sync */
     const char *get_name;
     struct sstep_ext *_Atomic ext; /* PUB extensions E1-E4 (pubext.c), lazily */
+    lpf_pid_t rank_stride;  /* the hybrid engine's rank-level context: its process
+                               q runs pids q*rank_stride.. of rank_P (0: not one) */
+    lpf_pid_t rank_P;
     uint64_t range_steps;   /* supersteps ended by E1/E2: members of a section
                                that uses them need not sync equally often, so
                                engines compare superstep - range_steps at the end */
@@ -230,6 +233,7 @@ struct sstep_engine {
 SSTEP_HIDDEN extern const struct sstep_engine sstep_pthread_engine;
 #ifdef SUPERSTEP_HAVE_MPI
 SSTEP_HIDDEN extern const struct sstep_engine sstep_mpi_engine;
+SSTEP_HIDDEN extern const struct sstep_engine sstep_hybrid_engine;
 #endif
 SSTEP_HIDDEN const struct sstep_engine *sstep_engine_by_name(const char *name);
 
@@ -295,6 +299,32 @@ static inline void sstep_copy(char *dst, const char *src, size_t n)
     default:
         if (n) __builtin_memmove(dst, src, n);
     }
+}
+
+/* Append a request of kind k for peer `pid`; the queue has room. */
+static inline void sstep_enqueue(struct sstep_ctx *ctx, int k, lpf_pid_t pid,
+        char *local, uint32_t slot, size_t off, size_t size)
+{
+    struct sstep_queue *q = &ctx->q;
+    uint32_t i = (uint32_t)q->n++;
+    struct sstep_req *r = &q->reqs[i];
+    r->local = local;
+    r->size = size;
+    r->off = off;
+    r->slot = slot;
+    r->next = SSTEP_NIL;
+    struct sstep_peer_lists *pl = &q->peers[pid];
+    if (pl->tail[k] == SSTEP_NIL) {
+        if ((pl->head[SSTEP_PUT] & pl->head[SSTEP_GET] & pl->head[SSTEP_MSG]) == SSTEP_NIL)
+            q->touched[q->ntouched++] = pid;
+        pl->head[k] = i;
+    } else {
+        q->reqs[pl->tail[k]].next = i;
+    }
+    pl->tail[k] = i;
+    pl->count[k]++;
+    pl->bytes[k] += size;
+    q->kinds |= 1u << k;
 }
 
 /* Resolve the remote area (slot, off, size) on the process owning `owner`.

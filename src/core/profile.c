@@ -459,6 +459,21 @@ void sstep_prof_detach(struct sstep_ctx *ctx)
     free(pf);
 }
 
+void sstep_prof_drop(struct sstep_ctx *ctx)
+{
+    struct sstep_prof *pf = ctx->prof;
+    if (!pf) return;
+    ctx->prof = NULL;
+    if (pf->top) {
+        pthread_mutex_lock(&S.lock);
+        if (S.cur_open && !strcmp(S.cur_key, pf->key)) S.cur_open = 0;
+        pthread_mutex_unlock(&S.lock);
+    }
+    free(pf->steps);
+    free(pf->peers);
+    free(pf);
+}
+
 /* ------------------------------------------------------------------ */
 /* End of the program                                                   */
 /* ------------------------------------------------------------------ */

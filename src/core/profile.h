@@ -33,6 +33,10 @@ SSTEP_HIDDEN void sstep_prof_attach(struct sstep_ctx *ctx);
 /* the context ends: write its part, free the recorder */
 SSTEP_HIDDEN void sstep_prof_detach(struct sstep_ctx *ctx);
 
+/* an engine-internal context (the hybrid engine's rank-level one): free
+ * the recorder without writing a part */
+SSTEP_HIDDEN void sstep_prof_drop(struct sstep_ctx *ctx);
+
 /* around engine->exec_begin, on the thread that starts the section: the
  * contexts created meanwhile belong to a section nested in `parent` */
 SSTEP_HIDDEN void sstep_prof_exec_enter(struct sstep_ctx *parent);

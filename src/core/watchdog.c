@@ -76,22 +76,51 @@ static size_t list_pids(char *out, size_t cap, lpf_pid_t P, const unsigned char 
 void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
         const unsigned char *state, const uint64_t *steps, int fatal)
 {
+    const unsigned long long step = ctx ? (unsigned long long)ctx->superstep : 0;
+    /* the hybrid engine's rank-level context: name the pids of each rank */
+    unsigned char *xs = NULL;
+    uint64_t *xp = NULL;
+    char who[96] = "";
+    if (ctx && ctx->rank_stride > 1 && ctx->rank_P) {
+        const lpf_pid_t T = ctx->rank_stride, PP = ctx->rank_P;
+        xs = malloc(PP);
+        xp = steps ? malloc(PP * sizeof *xp) : NULL;
+        if (xs && (xp || !steps)) {
+            for (lpf_pid_t q = 0; q < PP; ++q) {
+                xs[q] = q / T < P ? state[q / T] : SSTEP_ARR_YES;
+                if (xp) xp[q] = q / T < P ? steps[q / T] : 0;
+            }
+            snprintf(who, sizeof who, "rank %u (processes %u-%u of %u) ", ctx->pid,
+                    ctx->pid * T, ctx->pid * T + T - 1, PP);
+            state = xs;
+            steps = xp;
+            P = PP;
+            ctx = NULL;
+        }
+    }
     char arrived[512], missing[1024], left[256];
     list_pids(arrived, sizeof arrived, P, state, SSTEP_ARR_YES, steps);
     list_pids(missing, sizeof missing, P, state, SSTEP_ARR_NOT, steps);
     list_pids(left, sizeof left, P, state, SSTEP_ARR_LEFT, steps);
     const double s = (double)waited_ns / 1e9;
-    const unsigned long long step = ctx ? (unsigned long long)ctx->superstep : 0;
     if (fatal)
-        sstep_fatal(ctx, "sync", "gave up after waiting %.0f s (SUPERSTEP_SYNC_TIMEOUT) in "
-                "the sync ending superstep %llu: arrived: %s; not arrived: %s%s%s", s, step,
+        sstep_fatal(ctx, "sync", "%sgave up after waiting %.0f s (SUPERSTEP_SYNC_TIMEOUT) in "
+                "the sync ending superstep %llu: arrived: %s; not arrived: %s%s%s", who, s, step,
                 arrived, missing, strcmp(left, "none") ? "; left the section: " : "",
                 strcmp(left, "none") ? left : "");
     fflush(stdout);
-    fprintf(stderr, "superstep: sync (process %u of %u): has waited %.0f s "
+    if (who[0])
+        fprintf(stderr, "superstep: sync (%s): has waited %.0f s (SUPERSTEP_SYNC_WARN) in the "
+                "sync ending superstep %llu: arrived: %s; not arrived: %s%s%s; still waiting\n",
+                who, s, step, arrived, missing, strcmp(left, "none") ? "; left the section: " : "",
+                strcmp(left, "none") ? left : "");
+    else
+        fprintf(stderr, "superstep: sync (process %u of %u): has waited %.0f s "
             "(SUPERSTEP_SYNC_WARN) in the sync ending superstep %llu: arrived: %s; "
             "not arrived: %s%s%s; still waiting (SUPERSTEP_SYNC_TIMEOUT=seconds "
             "aborts instead)\n", ctx ? ctx->pid : 0, P, s, step, arrived, missing,
             strcmp(left, "none") ? "; left the section: " : "", strcmp(left, "none") ? left : "");
     fflush(stderr);
+    free(xs);
+    free(xp);
 }

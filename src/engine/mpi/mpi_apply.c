@@ -77,8 +77,12 @@ void mpi_serve_gets(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
         sstep_copy(o, e->base + off, n);
         o += n;
     }
-    if (small) mpi_post_send(&g->rget, o0, small, q, TAG(T_GDATA, par), g->comm);
+    if (small) {
+        mpi_post_send(&g->rget, o0, small, q, TAG(T_GDATA, par), g->comm);
+        g->sent++;
+    }
     if (!nbig) return;
+    g->sent += nbig;
     for (p = p0; p < end;) {
         uint32_t slot, fl;
         size_t off, n;

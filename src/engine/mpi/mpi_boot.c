@@ -449,10 +449,41 @@ void mpi_engine_setup_world(void)
     sstep_mpi.started = 1;
 }
 
+/* The hybrid engine (src/engine/hybrid) runs on this start-up: T threads
+ * per rank, SUPERSTEP_HYBRID_THREADS (set by bsprun --threads-per-rank), by
+ * default the node's cores shared among its ranks. */
+static void hybrid_setup(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned local = sstep_mpi.local_size ? sstep_mpi.local_size : 1;
+    unsigned T = cores > 0 && (unsigned long)cores >= local ? (unsigned)(cores / (long)local) : 1;
+    const char *v = getenv("SUPERSTEP_HYBRID_THREADS");
+    if (v && *v) {
+        char *end;
+        unsigned long x = strtoul(v, &end, 10);
+        if (*end == '\0' && x >= 1 && x <= 4096) T = (unsigned)x;
+        else if (sstep_mpi.rank == 0)
+            sstep_warn("SUPERSTEP_HYBRID_THREADS=%s is not a number of threads (1 to 4096); "
+                    "using %u", v, T);
+    }
+    sstep_mpi.hybrid_T = T;
+    /* bsprun -n P with P not a multiple of T: the last rank has fewer */
+    unsigned P = (unsigned)sstep_mpi.size * T;
+    const char *mp = getenv("LPF_MAX_PROCS");
+    if (mp && *mp) {
+        unsigned long x = strtoul(mp, NULL, 10);
+        if (x > (unsigned long)(sstep_mpi.size - 1) * T && x < P) P = (unsigned)x;
+    }
+    sstep_mpi.hybrid_P = P;
+    const char *ov = getenv("SUPERSTEP_MPI_OVERSUBSCRIBED");
+    if (!(ov && *ov)) sstep_mpi.oversub = cores > 0 && (long)local * T > cores;
+}
+
 __attribute__((constructor)) static void mpi_boot(void)
 {
     const char *e = getenv("SUPERSTEP_ENGINE");
-    if (!e || strcasecmp(e, "mpi") != 0) return;
+    if (!e || (strcasecmp(e, "mpi") != 0 && strcasecmp(e, "hybrid") != 0)) return;
+    const int hybrid = strcasecmp(e, "hybrid") == 0;
     const char *na = getenv("SUPERSTEP_MPI_NO_AUTO_INIT");
     if (na && *na && strcmp(na, "0") != 0) return;
     if (*(const volatile int *)&LPF_MPI_AUTO_INITIALIZE == 0) return;
@@ -470,11 +501,12 @@ __attribute__((constructor)) static void mpi_boot(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &sstep_mpi.ctrl);
     sstep_mpi.auto_world = 1;
     sstep_mpi.master = sstep_mpi.rank == 0;
-    sstep_set_default_engine(&sstep_mpi_engine);
+    if (hybrid) hybrid_setup();
+    sstep_set_default_engine(hybrid ? &sstep_hybrid_engine : &sstep_mpi_engine);
     /* nested sections run on threads inside a rank: they report the same
      * machine-wide p as the ranks do */
     char p[32];
-    snprintf(p, sizeof p, "%d", sstep_mpi.size);
+    snprintf(p, sizeof p, "%u", hybrid ? sstep_mpi.hybrid_P : (unsigned)sstep_mpi.size);
     setenv("LPF_MAX_PROCS", p, 1);
     if (sstep_mpi.master) {
         on_exit(master_exit, NULL);

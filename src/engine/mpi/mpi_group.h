@@ -221,6 +221,11 @@ struct mpi_group {
     struct sstep_ctx *ctx;     /* our context in this section */
     struct mpi_group *outer;   /* enclosing section of this process */
     struct mpi_range *range;   /* E1/E2 state (mpi_range.c), made on first use */
+    uint64_t sent;             /* messages (or mailbox first messages) sent to peers */
+    /* called once every get of the sync has read its source and landed,
+     * before any put lands (the hybrid engine writes its threads' gets) */
+    void (*before_puts)(void *arg);
+    void *before_puts_arg;
 };
 
 static inline char *first_buf(struct mpi_group *g, int par, lpf_pid_t q)

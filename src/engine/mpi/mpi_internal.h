@@ -35,6 +35,8 @@ struct mpi_state {
     struct mpi_shm **subshm; /* [size+1]: its shared-memory window (or NULL) */
     int oversub;         /* more processes than cores on this node */
     unsigned local_size; /* processes of the job on this node */
+    unsigned hybrid_T;   /* hybrid engine: threads per rank (0: not hybrid) */
+    unsigned hybrid_P;   /* ... and its processes: bsprun's P (<= size * hybrid_T) */
 };
 SSTEP_HIDDEN extern struct mpi_state sstep_mpi;
 

@@ -72,6 +72,7 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
 
     /* 1. one first message to every peer, in Latin-square order */
     int any = 0;
+    g->sent += P - 1;
     if (g->shm) {
         /* into our mailboxes (bodies too large for them: into our body
          * segment), then one arrival word */
@@ -206,9 +207,11 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         } else {
             g->bodyp[q] = (const char *)h + sizeof *h;
         }
-        if (g->osep[q])
+        if (g->osep[q]) {
             mpi_post_send(&g->rmisc, g->out[q].p + sizeof(struct fhdr), g->osep[q], q,
                     TAG(T_BODY, par), comm);
+            g->sent++;
+        }
     }
     for (lpf_pid_t k = 1; k < P; ++k) {
         lpf_pid_t q = me + k;
@@ -227,6 +230,7 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         struct bigx *x = &g->bsend.e[i];
         mpi_post_send(&g->rmisc, x->ptr, x->size, x->q, TAG(x->tag, par), comm);
     }
+    g->sent += g->bsend.n;
     mpi_wait_all(g, &g->rbody);
 
     size_t nmsg = mine->count[SSTEP_MSG];
@@ -276,6 +280,7 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     for (lpf_pid_t q = 0; q < P; ++q)
         if (q != me && g->gsmall[q]) mpi_scatter_gets(g, ctx, q);
     if (mine->head[SSTEP_GET] != SSTEP_NIL) mpi_self_gets(ctx);
+    if (g->before_puts) g->before_puts(g->before_puts_arg);
 
     /* 6. puts, source by source (ourselves last), then the direct ones */
     for (lpf_pid_t k = 1; k <= P; ++k) {
