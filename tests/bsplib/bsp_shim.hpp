@@ -62,7 +62,7 @@ inline int &failures()
 
 inline std::string &current_name()
 {
-    static std::string n;
+    static thread_local std::string n;   // per thread: the hybrid engine runs several processes in one
     return n;
 }
 
@@ -217,11 +217,12 @@ struct Finalize {
 // on every process: on a distributed engine only rank 0 runs main)
 inline std::vector<TestEntry> &all_entries()
 {
-    static bool done = false;
-    if (!done) {
-        done = true;
+    // once, even when several threads of a process ask (the hybrid engine)
+    static const bool done = [] {
         for (auto &f : finalizers()) f();
-    }
+        return true;
+    }();
+    (void)done;
     return entries();
 }
 

@@ -9,7 +9,7 @@
  * Checks: pids rank-major (threads of one rank share an OS process, ranks
  * do not), lpf_probe's p, puts and gets of every size (0 bytes, a few bytes,
  * large enough to travel straight from user memory) between every pair of
- * processes, gets that read what a put of the same superstep overwrites,
+ * processes,
  * registrations made and released mid-run, zero-size requests at the end of
  * an area, conflicting writes (one of the values wins), a nested section on
  * the threads of a rank, and many supersteps in a row.
@@ -61,7 +61,7 @@ static void nested(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     int v = (int)s + 1, sum = 0;
     lpf_memslot_t vs, ss;
     lpf_resize_memory_register(ctx, 2);
-    lpf_resize_message_queue(ctx, p);
+    lpf_resize_message_queue(ctx, 2 * p);   /* pid 0 issues one and is the target of p */
     lpf_sync(ctx, LPF_SYNC_DEFAULT);
     int *all = calloc(p, sizeof *all);
     lpf_register_local(ctx, &v, sizeof v, &vs);
@@ -132,14 +132,10 @@ static void checks(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, struct result *r)
                 lpf_put(ctx, ss, at, q, ds, to, sizes[k], LPF_MSG_DEFAULT);
                 lpf_get(ctx, q, gs, 0, gd, at, sizes[k], LPF_MSG_DEFAULT);
             }
-        /* the gets read gsrc as it was before this put overwrites it */
-        unsigned char junk[8];
-        memset(junk, 0x5a, sizeof junk);
-        lpf_memslot_t js;
-        lpf_register_local(ctx, junk, sizeof junk, &js);
-        lpf_put(ctx, js, 0, (s + 1) % p, gs, 0, sizeof junk, LPF_MSG_DEFAULT);
+        /* (that a get reads its source before a put of the same superstep
+         * overwrites it is BSPlib's promise, checked by tests/bsplib on this
+         * engine; in LPF such a read-write conflict is an error) */
         sync_or_die(ctx, s);
-        lpf_deregister(ctx, js);
         int bad_put = 0, bad_get = 0;
         for (lpf_pid_t q = 0; q < p; ++q)
             for (size_t k = 0; k < nsz; ++k) {

@@ -196,11 +196,14 @@ static void hy_release(struct hy_rank *rk)
     hy_wake(rk);
 }
 
+/* gone = 1: waiters give up on us; gone = 2, the last touch of the rank:
+ * a leader that did not start us may free it */
 void hy_leave(struct hy_rank *rk, struct hy_thread *me)
 {
     atomic_store_explicit(&me->gone, 1, memory_order_release);
     atomic_fetch_add_explicit(&rk->seq, 1, memory_order_release);
     syscall(SYS_futex, (uint32_t *)&rk->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    atomic_store_explicit(&me->gone, 2, memory_order_release);
 }
 
 static int all_gone(struct hy_rank *rk, uint64_t b)
@@ -214,6 +217,8 @@ static int all_gone(struct hy_rank *rk, uint64_t b)
 void hy_wait_all_gone(struct hy_rank *rk)
 {
     (void)hy_wait(rk, &rk->th[0], 0, all_gone);
+    for (lpf_pid_t t = 1; t < rk->nt; ++t)
+        while (atomic_load_explicit(&rk->th[t].gone, memory_order_acquire) != 2) sched_yield();
 }
 
 int hy_meet(struct hy_rank *rk, struct hy_thread *me, void (*made)(void *), void *arg)
