@@ -59,7 +59,8 @@ inline std::vector<std::string> launcher(unsigned procs)
 inline bool distributed_launcher()
 {
     const char *l = std::getenv("SUPERSTEP_TEST_LAUNCHER");
-    return l && std::string(l).find("mpi") != std::string::npos;
+    return l && (std::string(l).find("mpi") != std::string::npos
+            || std::string(l).find("hybrid") != std::string::npos);
 }
 
 // env: extra "NAME=value" entries for the child; procs: processes of the
