@@ -26,7 +26,7 @@
  * fast and idle waits do not burn a core. Processes are pinned to their
  * slice of the CPUs (affinity.c).
  */
-#include "pthread_internal.h"
+#include "pt_group.h"
 
 #include <lpf/pthread.h>
 
@@ -43,119 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PT_LINE 128
-
-/* An arrival word: (episode << 8) | flags | gone. Each process has two, by
- * episode parity, so a fast process arriving at episode e+1 cannot overwrite
- * what a slow one still has to read of episode e. For small P all words
- * share one or two cache lines: on this class of machine a barrier whose
- * flags live in one line costs a fraction of one that moves a line per
- * process. Beyond PT_PACKED_MAX processes each gets its own line. */
-#define PT_GONE ((uint64_t)1)
-#define F_PUT ((uint64_t)2 << SSTEP_PUT)
-#define F_GET ((uint64_t)2 << SSTEP_GET)
-#define F_MSG ((uint64_t)2 << SSTEP_MSG)
-#define F_CHECK ((uint64_t)1 << 5)    /* some process carries a check value */
-#define F_REHOOK ((uint64_t)1 << 6)   /* this episode is a rehook, not a sync */
-#define EP_SHIFT 8
-#define PT_PACKED_MAX 8
-
-/* per-process line: check values and what the process left with */
-struct pt_proc {
-    _Atomic uint64_t check[2];      /* by episode parity */
-    uint64_t episode;               /* owner only */
-    struct sstep_ctx *ctx;          /* set before the first arrival */
-    uint64_t final_syncs;           /* written before the gone bit */
-    int final_failed;
-} __attribute__((aligned(PT_LINE)));
-
-/* Gets that read a process's memory (pid != owner), counted by the readers:
- * `readers` before barrier A, `done` after each reader has read. Both only
- * grow, so no reset can race with a reader of the next sync. The owner
- * must not write its own get destinations before done == readers: a peer
- * may still be reading those bytes as the sources of its gets. */
-struct pt_getcount {
-    _Atomic uint64_t readers;
-    _Atomic uint64_t done;
-} __attribute__((aligned(PT_LINE)));
-
-/* Waiters that block in the kernel count themselves here and sleep on
- * `seq`; an arrival that sees sleepers bumps `seq` and wakes them. */
-struct pt_sleep {
-    _Atomic uint32_t seq;
-    _Atomic uint32_t sleepers;
-} __attribute__((aligned(PT_LINE)));
-
-struct pt_group {
-    lpf_pid_t P;
-    unsigned stride;                  /* words between two processes' pairs */
-    _Atomic uint64_t *words;          /* arrival words, [P * stride] */
-    _Atomic int refs;                 /* processes still using the group */
-    _Atomic int gate;                 /* exec start gate: 0 wait, 1 go, 2 cancel */
-    lpf_spmd_t spmd;                  /* what siblings run */
-    lpf_args_t args;                  /* siblings' args */
-    pthread_t *threads;
-    struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
-    _Atomic int *locks;               /* per destination, one line each: push phase */
-    struct pt_sleep *sleep;           /* futex word and sleeper count, own line */
-    lpf_pid_t *pend;                  /* [P][P] scratch for the push phase */
-    int pinned0;                      /* exec: pid 0's affinity was changed */
-    cpu_set_t saved0;                 /* ... and is restored from this */
-    struct pt_proc *procs;            /* [P] */
-    struct pt_getcount *gc;           /* [P] gets reading each process */
-    _Atomic uint64_t stall_warned;    /* watchdog: episode last reported + 1 */
-    _Atomic int stall_fatal;          /* watchdog: somebody is giving up */
-    struct pt_range *_Atomic range;   /* E1/E2 state (pt_range.c), lazily */
-};
-
-static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_t e)
-{
-    return &g->words[(size_t)q * g->stride + (e & 1)];
-}
-
-/* BSP processes alive in this program (for the spin-or-yield decision) */
-static _Atomic unsigned live_procs = 1;
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-static inline uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+_Atomic unsigned pt_live_procs = 1;   /* BSP processes alive in this program */
 
 /* ------------------------------------------------------------------ */
 /* Waiting                                                              */
 /* ------------------------------------------------------------------ */
-
-#define SPIN_NS 30000ull      /* spin this long when every process has a core */
-#define YIELD_NS 2000000ull   /* oversubscribed: yield the core this long */
-#define YIELD_SLICE_NS 100000ull /* ... unless one yield took this long */
-#define SLEEP_MAX_NS 10000000L /* a sleeper re-checks at least this often */
-
-static inline int arrived(uint64_t w, uint64_t e)
-{
-    return (w >> EP_SHIFT) >= e || (w & PT_GONE);
-}
-
-static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
-{
-    struct timespec ts = { 0, SLEEP_MAX_NS };
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-}
-
-static void futex_wake_all(_Atomic uint32_t *addr)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
 
 /* Blocked waiters are woken by the processes they wait for: every process
  * publishes its arrival (or gone bit) and, once it has passed the barrier
@@ -170,7 +62,7 @@ static void futex_wake_all(_Atomic uint32_t *addr)
  * Kernels without membarrier get the plain fence on the arrival side.
  * Waking when passing rather than when arriving means sleepers wake once,
  * when the barrier is complete, instead of at every arrival. */
-static _Atomic int pt_membarrier_ok;
+_Atomic int pt_membarrier_ok;
 
 /* Registration belongs to the address space: a child made by fork (e.g. a
  * death test) starts unregistered and registers again. */
@@ -186,32 +78,6 @@ __attribute__((constructor)) static void pt_membarrier_init(void)
 {
     pt_membarrier_register();
     pthread_atfork(NULL, NULL, pt_membarrier_register);
-}
-
-static inline void pt_publish_fence(void)
-{
-    if (atomic_load_explicit(&pt_membarrier_ok, memory_order_relaxed))
-        atomic_signal_fence(memory_order_seq_cst);
-    else
-        atomic_thread_fence(memory_order_seq_cst);
-}
-
-static inline void pt_sleeper_fence(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&pt_membarrier_ok, memory_order_relaxed)
-            && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
-        /* cannot happen once registered; if it does, arrivals fence from
-         * now on (a wake-up lost meanwhile costs one 10 ms re-check) */
-        atomic_store_explicit(&pt_membarrier_ok, 0, memory_order_relaxed);
-}
-
-static inline void pt_wake(struct pt_group *g)
-{
-    if (SSTEP_UNLIKELY(atomic_load_explicit(&g->sleep->sleepers, memory_order_relaxed))) {
-        atomic_fetch_add_explicit(&g->sleep->seq, 1, memory_order_release);
-        futex_wake_all(&g->sleep->seq);
-    }
 }
 
 /* Wait until the word shows episode e or the gone bit; returns the word.
@@ -255,11 +121,11 @@ static SSTEP_NOINLINE void pt_stalled(struct pt_group *g, lpf_pid_t pid, uint64_
     free(steps);
 }
 
-static uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid)
+uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid)
 {
     uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     if (arrived(w, e)) return w;
-    int spin = atomic_load_explicit(&live_procs, memory_order_relaxed) <= sstep_online_cores();
+    int spin = atomic_load_explicit(&pt_live_procs, memory_order_relaxed) <= sstep_online_cores();
     /* a peer that is about to arrive is seen without a clock read first */
     if (spin) {
         for (unsigned i = 0; i < 64; ++i) {
@@ -317,7 +183,7 @@ static uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, 
  * section failed: a peer left before arriving, or some processes are in a
  * rehook while others sync. Every process sees the same words, so every
  * process takes the same decision. */
-static int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
+int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
         uint64_t check, uint64_t *or_flags, struct sstep_sync_info *info)
 {
     const lpf_pid_t P = g->P;
@@ -364,7 +230,7 @@ static int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
 
 /* Mark this process as having left the section (it arrives nowhere any
  * more): waiters for a later episode see the gone bit and fail. */
-static void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx)
+void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx)
 {
     /* Leave once: a process whose sync failed has left already, and peers
      * that saw its gone bit may be reading final_* right now. Only the
@@ -381,7 +247,7 @@ static void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx)
 
 /* Wait until every process of the group has left; then the group's result:
  * success iff nobody failed and everybody synced equally often. */
-static lpf_err_t pt_wait_all_gone(struct pt_group *g)
+lpf_err_t pt_wait_all_gone(struct pt_group *g)
 {
     lpf_err_t rc = LPF_SUCCESS;
     for (lpf_pid_t q = 0; q < g->P; ++q) {
@@ -399,7 +265,7 @@ static lpf_err_t pt_wait_all_gone(struct pt_group *g)
 /* Groups                                                               */
 /* ------------------------------------------------------------------ */
 
-static struct pt_group *pt_group_new(lpf_pid_t P)
+struct pt_group *pt_group_new(lpf_pid_t P)
 {
     struct pt_group *g = calloc(1, sizeof *g);
     if (!g) return NULL;
@@ -433,7 +299,7 @@ static struct pt_group *pt_group_new(lpf_pid_t P)
     return g;
 }
 
-static void pt_group_free(struct pt_group *g)
+void pt_group_free(struct pt_group *g)
 {
     if (!g) return;
     pt_range_free(atomic_load_explicit(&g->range, memory_order_relaxed));
@@ -450,218 +316,10 @@ static void pt_group_free(struct pt_group *g)
 
 /* Drop one reference; the last process frees the group and all contexts
  * (peers may read a context's arena until everyone has left). */
-static void pt_group_release(struct pt_group *g)
+void pt_group_release(struct pt_group *g)
 {
     if (atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1)
         pt_group_free(g);
-}
-
-/* ------------------------------------------------------------------ */
-/* Sync                                                                 */
-/* ------------------------------------------------------------------ */
-
-/* Execute the gets `me` issued to `src`: read src's memory and write ours,
- * or, when `stage` is given, copy into it (in list order) and write ours
- * later (unstage_gets). */
-static char *do_gets(struct sstep_ctx *me, struct sstep_ctx *src, char *stage)
-{
-    struct sstep_queue *q = &me->q;
-    struct sstep_req *reqs = q->reqs;
-    for (uint32_t i = q->peers[src->pid].head[SSTEP_GET]; i != SSTEP_NIL; i = reqs[i].next) {
-        struct sstep_req *r = &reqs[i];
-        char *from = sstep_resolve_global(src, r->slot, r->off, r->size);
-        if (SSTEP_UNLIKELY(!from))
-            sstep_remote_range_error(src, me->get_name ? me->get_name : "lpf_get",
-                    me->pid, r->slot, r->off, r->size);
-        if (stage) {
-            if (r->size) memcpy(stage, from, r->size);   /* zero-size: from may be NULL */
-            stage += r->size;
-        } else {
-            sstep_copy(r->local, from, r->size);
-        }
-    }
-    return stage;
-}
-
-/* Write the staged values of the gets `me` issued to `src` (same order). */
-static const char *unstage_gets(struct sstep_ctx *me, lpf_pid_t src, const char *stage)
-{
-    struct sstep_queue *q = &me->q;
-    struct sstep_req *reqs = q->reqs;
-    for (uint32_t i = q->peers[src].head[SSTEP_GET]; i != SSTEP_NIL; i = reqs[i].next) {
-        if (reqs[i].size) memcpy(reqs[i].local, stage, reqs[i].size);
-        stage += reqs[i].size;
-    }
-    return stage;
-}
-
-/* The get phase. Every get reads its source as it was when the sync was
- * entered (BSPlib §5), even when that source is the destination of another
- * process's get. A process whose memory nobody else reads writes its get
- * destinations directly; one that is read by a peer first copies its
- * sources aside, waits until every reader of its memory has read, then
- * writes. Reads never wait, so the waits cannot form a cycle. */
-static int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx)
-{
-    const lpf_pid_t pid = ctx->pid;
-    struct sstep_queue *q = &ctx->q;
-    struct pt_getcount *mine = &g->gc[pid];
-    const uint64_t readers = atomic_load_explicit(&mine->readers, memory_order_relaxed);
-    const int have = (q->kinds & (1u << SSTEP_GET)) != 0;
-    if (!have) return 0;
-    const int stage = readers != atomic_load_explicit(&mine->done, memory_order_acquire);
-    char *buf = NULL;
-    if (stage) {
-        size_t bytes = 0;
-        for (lpf_pid_t i = 0; i < q->ntouched; ++i)
-            bytes += q->peers[q->touched[i]].bytes[SSTEP_GET];
-        buf = bytes ? sstep_arena_alloc(&ctx->arena[ctx->superstep & 1], bytes) : NULL;
-        if (bytes && !buf) return -1;
-    }
-    char *p = buf;
-    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
-        lpf_pid_t s = q->touched[i];
-        if (q->peers[s].head[SSTEP_GET] == SSTEP_NIL) continue;
-        p = do_gets(ctx, g->procs[s].ctx, stage ? p : NULL);
-        if (s != pid) atomic_fetch_add_explicit(&g->gc[s].done, 1, memory_order_release);
-    }
-    if (!stage) return 0;
-    /* every peer that reads us has read */
-    /* (readers are in this phase already and never wait: a short wait) */
-    for (unsigned i = 0; atomic_load_explicit(&mine->done, memory_order_acquire) != readers; ++i) {
-        if (i < 256) cpu_relax();
-        else sched_yield();
-    }
-    const char *r = buf;
-    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
-        lpf_pid_t s = q->touched[i];
-        if (q->peers[s].head[SSTEP_GET] != SSTEP_NIL) r = unstage_gets(ctx, s, r);
-    }
-    return 0;
-}
-
-/* Apply the puts `me` issued to `dst`, writing dst's memory directly. The
- * caller holds dst's lock, so batches of different sources to one
- * destination are serialised whole. */
-static void push_puts(struct sstep_ctx *me, struct sstep_ctx *dst)
-{
-    const struct sstep_queue *q = &me->q;
-    const struct sstep_req *reqs = q->reqs;
-    struct sstep_slot_array *a = sstep_slots(&dst->globals);
-    for (uint32_t i = q->peers[dst->pid].head[SSTEP_PUT]; i != SSTEP_NIL; i = reqs[i].next) {
-        const struct sstep_req *r = &reqs[i];
-        const struct sstep_slot *e = r->slot < a->size ? &a->e[r->slot] : NULL;
-        if (SSTEP_UNLIKELY(!e || e->state != SSTEP_SLOT_GLOBAL
-                    || r->off > e->size || r->size > e->size - r->off))
-            sstep_remote_range_error(dst, me->put_name ? me->put_name : "lpf_put",
-                    me->pid, r->slot, r->off, r->size);
-        sstep_copy(e->base + r->off, r->local, r->size);
-    }
-}
-
-static inline int pt_trylock(struct pt_group *g, lpf_pid_t d)
-{
-    _Atomic int *l = &g->locks[(size_t)d * (PT_LINE / sizeof(int))];
-    return atomic_load_explicit(l, memory_order_relaxed) == 0
-        && atomic_exchange_explicit(l, 1, memory_order_acquire) == 0;
-}
-
-static inline void pt_unlock(struct pt_group *g, lpf_pid_t d)
-{
-    atomic_store_explicit(&g->locks[(size_t)d * (PT_LINE / sizeof(int))], 0, memory_order_release);
-}
-
-/* Push phase: every process writes its own puts into their destinations.
- * The requests stay in the issuer's cache (only the payload crosses cores);
- * a destination's lock makes concurrent writers take turns, a busy
- * destination is skipped and retried. */
-static void do_push(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t *pend)
-{
-    const struct sstep_queue *q = &me->q;
-    lpf_pid_t n = 0;
-    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
-        lpf_pid_t d = q->touched[i];
-        if (q->peers[d].head[SSTEP_PUT] != SSTEP_NIL) pend[n++] = d;
-    }
-    int yield = atomic_load_explicit(&live_procs, memory_order_relaxed) > sstep_online_cores();
-    while (n) {
-        for (lpf_pid_t i = 0; i < n;) {
-            lpf_pid_t d = pend[i];
-            if (pt_trylock(g, d)) {
-                push_puts(me, g->procs[d].ctx);
-                pt_unlock(g, d);
-                pend[i] = pend[--n];
-            } else {
-                ++i;
-            }
-        }
-        if (n) {
-            if (yield) sched_yield();
-            else cpu_relax();
-        }
-    }
-}
-
-/* Collect the messages `src` sent to `me` into our inbox. */
-static int do_msgs(struct sstep_ctx *me, struct sstep_ctx *src)
-{
-    const struct sstep_queue *q = &src->q;
-    const struct sstep_peer_lists *pl = &q->peers[me->pid];
-    if (pl->count[SSTEP_MSG] == 0) return 0;
-    if (sstep_inbox_reserve(&me->inbox, pl->count[SSTEP_MSG])) return -1;
-    struct sstep_msg *m = me->inbox.msgs + me->inbox.n;
-    for (uint32_t i = pl->head[SSTEP_MSG]; i != SSTEP_NIL; i = q->reqs[i].next, ++m) {
-        m->data = q->reqs[i].local;
-        m->size = q->reqs[i].size;
-    }
-    me->inbox.n += pl->count[SSTEP_MSG];
-    return 0;
-}
-
-static lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
-{
-    struct pt_group *g = ctx->group;
-    const lpf_pid_t P = g->P, pid = ctx->pid;
-    uint64_t all;
-    if (SSTEP_UNLIKELY(ctx->q.kinds & (1u << SSTEP_GET))) {
-        /* tell every process we read that we will (pt_get_phase) */
-        const struct sstep_queue *q = &ctx->q;
-        for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
-            lpf_pid_t s = q->touched[i];
-            if (s != pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL)
-                atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
-        }
-    }
-    if (pt_barrier(g, pid, (uint64_t)ctx->q.kinds << 1, info->check, &all, info)) goto fail;
-    ctx->inbox.n = ctx->inbox.next = 0;
-    if (SSTEP_LIKELY(all == 0)) return LPF_SUCCESS;
-
-    if (all & F_GET) {
-        if (pt_get_phase(g, ctx)) goto fail;
-        /* every get must have read its source before any put lands */
-        uint64_t none;
-        if ((all & F_PUT) && pt_barrier(g, pid, 0, 0, &none, NULL)) goto fail;
-    }
-    int oom = 0;
-    if (ctx->q.kinds & (1u << SSTEP_PUT)) do_push(g, ctx, g->pend + (size_t)pid * P);
-    if (all & F_MSG) {
-        for (lpf_pid_t k = 0; k < P; ++k) {
-            lpf_pid_t s = pid + 1 + k;
-            while (s >= P) s -= P;
-            oom |= do_msgs(ctx, g->procs[s].ctx);
-        }
-    }
-    uint64_t dummy;
-    if (pt_barrier(g, pid, 0, 0, &dummy, NULL)) goto fail;
-    if (oom) goto fail;
-    return LPF_SUCCESS;
-fail:
-    /* Leaving now is safe: either every process fails at this barrier (a
-     * peer left, or operations differ) or we already passed the last one.
-     * Peers then see us gone at their next sync instead of waiting. */
-    ctx->failed = 1;
-    pt_leave(g, pid, ctx);
-    return LPF_ERR_FATAL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -680,7 +338,7 @@ static void *pt_sibling_main(void *arg)
         g->spmd(ctx, ctx->pid, g->P, g->args);
         pt_leave(g, ctx->pid, ctx);
     }
-    atomic_fetch_sub_explicit(&live_procs, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&pt_live_procs, 1, memory_order_relaxed);
     return NULL;
 }
 
@@ -710,7 +368,7 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
     pthread_attr_init(&attr);
     lpf_pid_t started = 1;
     int err = 0;
-    atomic_fetch_add_explicit(&live_procs, P - 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&pt_live_procs, P - 1, memory_order_relaxed);
     cpu_set_t cpus;
     for (lpf_pid_t s = 1; s < P; ++s) {
         if (pt_cpus_for(parent->cpu_lo, parent->cpu_span, P, s, &cpus)) pt_pin_attr(&attr, &cpus);
@@ -723,7 +381,7 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
         /* nothing has run yet: cancel the started threads */
         atomic_store_explicit(&g->gate, 2, memory_order_release);
         for (lpf_pid_t s = 1; s < started; ++s) pthread_join(g->threads[s], NULL);
-        atomic_fetch_sub_explicit(&live_procs, P - started, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&pt_live_procs, P - started, memory_order_relaxed);
         pt_group_free(g);
         return LPF_ERR_OUT_OF_MEMORY;
     }
@@ -743,157 +401,6 @@ static lpf_err_t pt_exec_end(struct sstep_ctx *ctx0)
     if (g->pinned0) pt_unpin_self(&g->saved0);
     lpf_err_t rc = pt_wait_all_gone(g);
     pt_group_free(g);
-    return rc;
-}
-
-/* ------------------------------------------------------------------ */
-/* Hook and rehook: a section on threads that already exist             */
-/* ------------------------------------------------------------------ */
-
-/* Run spmd as process `pid` of group g (hook / rehook); every participant
- * calls this, the last one out frees the group. */
-static lpf_err_t pt_run_hooked(struct pt_group *g, lpf_pid_t pid,
-        lpf_spmd_t spmd, lpf_args_t args)
-{
-    struct pt_proc *me = &g->procs[pid];
-    struct sstep_ctx *ctx = sstep_ctx_create(pid, g->P, &sstep_pthread_engine, g);
-    if (!ctx) {
-        /* peers will see us gone at their first sync */
-        pt_leave(g, pid, NULL);
-        pt_wait_all_gone(g);
-        pt_group_release(g);
-        return LPF_ERR_FATAL;
-    }
-    ctx->free_p = 1;
-    ctx->in_hook = 1;
-    ctx->engine_proc = me;
-    me->ctx = ctx;
-    spmd(ctx, pid, g->P, args);
-    pt_leave(g, pid, ctx);
-    lpf_err_t rc = pt_wait_all_gone(g);
-    pt_group_release(g);
-    return rc;
-}
-
-static lpf_err_t pt_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t args)
-{
-    struct pt_group *g = ctx->group;
-    if (ctx->pid == 0)
-        atomic_store_explicit(&g->child, pt_group_new(g->P), memory_order_relaxed);
-    uint64_t all;
-    if (pt_barrier(g, ctx->pid, F_REHOOK, 0, &all, NULL)) {
-        /* a peer left or did something else: the parent section failed */
-        if (ctx->pid == 0) pt_group_free(atomic_load_explicit(&g->child, memory_order_relaxed));
-        ctx->failed = 1;
-        pt_leave(g, ctx->pid, ctx);
-        return LPF_ERR_FATAL;
-    }
-    struct pt_group *child = atomic_load_explicit(&g->child, memory_order_relaxed);
-    if (!child) return LPF_ERR_OUT_OF_MEMORY;   /* the same on every process */
-    return pt_run_hooked(child, ctx->pid, spmd, args);
-}
-
-/* lpf_pthread_initialize: a rendezvous of nprocs threads. Only one group may
- * be inside it at a time (the API names no group). */
-struct pt_init_shared {
-    lpf_pid_t nprocs;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    lpf_pid_t arrived;
-    uint64_t hooks_created;      /* hook generations with a group */
-    struct pt_group *current;    /* group of the latest generation */
-    _Atomic int refs;            /* init objects alive */
-};
-
-struct pt_init {
-    struct sstep_init_header hdr;
-    struct pt_init_shared *sh;
-    lpf_pid_t pid;
-    uint64_t hooks;              /* hooks this thread has started */
-};
-
-static pthread_mutex_t rendezvous_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t rendezvous_cond = PTHREAD_COND_INITIALIZER;
-static struct pt_init_shared *forming;
-static lpf_pid_t forming_left;   /* threads yet to leave the rendezvous */
-
-lpf_err_t lpf_pthread_initialize(lpf_pid_t pid, lpf_pid_t nprocs, lpf_init_t *init)
-{
-    if (init == NULL || nprocs == 0 || pid >= nprocs) return LPF_ERR_FATAL;
-    struct pt_init *mine = calloc(1, sizeof *mine);
-    if (!mine) return LPF_ERR_OUT_OF_MEMORY;
-    mine->hdr.magic = SSTEP_INIT_MAGIC;
-    mine->hdr.engine = &sstep_pthread_engine;
-    mine->pid = pid;
-
-    pthread_mutex_lock(&rendezvous_lock);
-    /* wait until a previous group has fully left the rendezvous */
-    while (forming && (forming->arrived == forming->nprocs || forming->nprocs != nprocs))
-        pthread_cond_wait(&rendezvous_cond, &rendezvous_lock);
-    if (!forming) {
-        struct pt_init_shared *sh = calloc(1, sizeof *sh);
-        if (!sh) {
-            pthread_mutex_unlock(&rendezvous_lock);
-            free(mine);
-            return LPF_ERR_OUT_OF_MEMORY;
-        }
-        sh->nprocs = nprocs;
-        pthread_mutex_init(&sh->lock, NULL);
-        pthread_cond_init(&sh->cond, NULL);
-        atomic_store_explicit(&sh->refs, (int)nprocs, memory_order_relaxed);
-        forming = sh;
-        forming_left = nprocs;
-    }
-    struct pt_init_shared *sh = forming;
-    sh->arrived++;
-    if (sh->arrived == nprocs) pthread_cond_broadcast(&rendezvous_cond);
-    while (sh->arrived < nprocs) pthread_cond_wait(&rendezvous_cond, &rendezvous_lock);
-    if (--forming_left == 0) {
-        forming = NULL;
-        pthread_cond_broadcast(&rendezvous_cond);
-    }
-    pthread_mutex_unlock(&rendezvous_lock);
-    mine->sh = sh;
-    *init = mine;
-    return LPF_SUCCESS;
-}
-
-lpf_err_t lpf_pthread_finalize(lpf_init_t init)
-{
-    struct pt_init *mine = init;
-    if (!mine || mine->hdr.magic != SSTEP_INIT_MAGIC || mine->hdr.engine != &sstep_pthread_engine)
-        return LPF_ERR_FATAL;
-    struct pt_init_shared *sh = mine->sh;
-    mine->hdr.magic = 0;
-    free(mine);
-    if (atomic_fetch_sub_explicit(&sh->refs, 1, memory_order_acq_rel) == 1) {
-        pthread_mutex_destroy(&sh->lock);
-        pthread_cond_destroy(&sh->cond);
-        free(sh);
-    }
-    return LPF_SUCCESS;
-}
-
-static lpf_err_t pt_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
-{
-    struct pt_init *mine = init;
-    struct pt_init_shared *sh = mine->sh;
-    uint64_t gen = ++mine->hooks;
-    /* the first thread to start hook number `gen` makes its group; no thread
-     * can start hook gen+1 before all have finished hook gen */
-    pthread_mutex_lock(&sh->lock);
-    if (sh->hooks_created < gen) {
-        sh->current = pt_group_new(sh->nprocs);
-        sh->hooks_created = gen;
-    }
-    struct pt_group *g = sh->current;
-    pthread_mutex_unlock(&sh->lock);
-    if (!g) return LPF_ERR_FATAL;
-    /* the user's threads now act as BSP processes: count them for the
-     * spin-or-yield decision (the caller of the program is counted already) */
-    if (mine->pid != 0) atomic_fetch_add_explicit(&live_procs, 1, memory_order_relaxed);
-    lpf_err_t rc = pt_run_hooked(g, mine->pid, spmd, args);
-    if (mine->pid != 0) atomic_fetch_sub_explicit(&live_procs, 1, memory_order_relaxed);
     return rc;
 }
 
@@ -1003,7 +510,7 @@ int pt_x_get_phase(struct sstep_ctx *ctx)
 void pt_x_push(struct sstep_ctx *ctx)
 {
     struct pt_group *g = ctx->group;
-    if (ctx->q.kinds & (1u << SSTEP_PUT)) do_push(g, ctx, g->pend + (size_t)ctx->pid * g->P);
+    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx, g->pend + (size_t)ctx->pid * g->P);
 }
 
 void pt_x_stalled(struct sstep_ctx *ctx, uint64_t waited, lpf_pid_t n,
@@ -1024,7 +531,7 @@ int pt_x_wait(struct sstep_ctx *ctx, int (*pred)(void *, uint64_t), void *arg)
     struct pt_group *g = ctx->group;
     int r = pred(arg, 0);
     if (r) return r;
-    int spin = atomic_load_explicit(&live_procs, memory_order_relaxed) <= sstep_online_cores();
+    int spin = atomic_load_explicit(&pt_live_procs, memory_order_relaxed) <= sstep_online_cores();
     uint64_t t0 = now_ns();
     if (spin) {
         for (unsigned i = 1;; ++i) {

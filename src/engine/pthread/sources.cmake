@@ -1,5 +1,7 @@
 list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/pthread_engine.c
+  ${CMAKE_CURRENT_LIST_DIR}/pt_sync.c
+  ${CMAKE_CURRENT_LIST_DIR}/pt_hook.c
   ${CMAKE_CURRENT_LIST_DIR}/affinity.c
   ${CMAKE_CURRENT_LIST_DIR}/pt_range.c)
 # hwloc orders CPUs by topology for pinning (optional)

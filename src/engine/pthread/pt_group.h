@@ -1,0 +1,186 @@
+/*
+ * The pthread engine's shared state and the functions its files share:
+ *
+ *   pthread_engine.c  waiting and the barrier, groups, exec, direct get,
+ *                     abort, the engine's table, services for pt_range.c
+ *   pt_sync.c         the sync: gets, puts, messages
+ *   pt_hook.c         hook, rehook, lpf_pthread_initialize
+ *   pt_range.c        the PUB extensions' range syncs
+ *   affinity.c        pinning
+ */
+#ifndef SSTEP_PT_GROUP_H
+#define SSTEP_PT_GROUP_H
+
+#include "pthread_internal.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PT_LINE 128
+
+/* An arrival word: (episode << 8) | flags | gone. Each process has two, by
+ * episode parity, so a fast process arriving at episode e+1 cannot overwrite
+ * what a slow one still has to read of episode e. For small P all words
+ * share one or two cache lines: on this class of machine a barrier whose
+ * flags live in one line costs a fraction of one that moves a line per
+ * process. Beyond PT_PACKED_MAX processes each gets its own line. */
+#define PT_GONE ((uint64_t)1)
+#define F_PUT ((uint64_t)2 << SSTEP_PUT)
+#define F_GET ((uint64_t)2 << SSTEP_GET)
+#define F_MSG ((uint64_t)2 << SSTEP_MSG)
+#define F_CHECK ((uint64_t)1 << 5)    /* some process carries a check value */
+#define F_REHOOK ((uint64_t)1 << 6)   /* this episode is a rehook, not a sync */
+#define EP_SHIFT 8
+#define PT_PACKED_MAX 8
+
+/* per-process line: check values and what the process left with */
+struct pt_proc {
+    _Atomic uint64_t check[2];      /* by episode parity */
+    uint64_t episode;               /* owner only */
+    struct sstep_ctx *ctx;          /* set before the first arrival */
+    uint64_t final_syncs;           /* written before the gone bit */
+    int final_failed;
+} __attribute__((aligned(PT_LINE)));
+
+/* Gets that read a process's memory (pid != owner), counted by the readers:
+ * `readers` before barrier A, `done` after each reader has read. Both only
+ * grow, so no reset can race with a reader of the next sync. The owner
+ * must not write its own get destinations before done == readers: a peer
+ * may still be reading those bytes as the sources of its gets. */
+struct pt_getcount {
+    _Atomic uint64_t readers;
+    _Atomic uint64_t done;
+} __attribute__((aligned(PT_LINE)));
+
+/* Waiters that block in the kernel count themselves here and sleep on
+ * `seq`; an arrival that sees sleepers bumps `seq` and wakes them. */
+struct pt_sleep {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t sleepers;
+} __attribute__((aligned(PT_LINE)));
+
+struct pt_group {
+    lpf_pid_t P;
+    unsigned stride;                  /* words between two processes' pairs */
+    _Atomic uint64_t *words;          /* arrival words, [P * stride] */
+    _Atomic int refs;                 /* processes still using the group */
+    _Atomic int gate;                 /* exec start gate: 0 wait, 1 go, 2 cancel */
+    lpf_spmd_t spmd;                  /* what siblings run */
+    lpf_args_t args;                  /* siblings' args */
+    pthread_t *threads;
+    struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
+    _Atomic int *locks;               /* per destination, one line each: push phase */
+    struct pt_sleep *sleep;           /* futex word and sleeper count, own line */
+    lpf_pid_t *pend;                  /* [P][P] scratch for the push phase */
+    int pinned0;                      /* exec: pid 0's affinity was changed */
+    cpu_set_t saved0;                 /* ... and is restored from this */
+    struct pt_proc *procs;            /* [P] */
+    struct pt_getcount *gc;           /* [P] gets reading each process */
+    _Atomic uint64_t stall_warned;    /* watchdog: episode last reported + 1 */
+    _Atomic int stall_fatal;          /* watchdog: somebody is giving up */
+    struct pt_range *_Atomic range;   /* E1/E2 state (pt_range.c), lazily */
+};
+
+static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_t e)
+{
+    return &g->words[(size_t)q * g->stride + (e & 1)];
+}
+
+/* BSP processes alive in this program (for the spin-or-yield decision) */
+SSTEP_HIDDEN extern _Atomic unsigned pt_live_procs;
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+
+#define SPIN_NS 30000ull      /* spin this long when every process has a core */
+#define YIELD_NS 2000000ull   /* oversubscribed: yield the core this long */
+#define YIELD_SLICE_NS 100000ull /* ... unless one yield took this long */
+#define SLEEP_MAX_NS 10000000L /* a sleeper re-checks at least this often */
+
+static inline int arrived(uint64_t w, uint64_t e)
+{
+    return (w >> EP_SHIFT) >= e || (w & PT_GONE);
+}
+
+
+static inline void futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+    struct timespec ts = { 0, SLEEP_MAX_NS };
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static inline void futex_wake_all(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+
+/* membarrier registered: arrivals need only a compiler barrier (see
+ * pthread_engine.c) */
+SSTEP_HIDDEN extern _Atomic int pt_membarrier_ok;
+
+static inline void pt_publish_fence(void)
+{
+    if (atomic_load_explicit(&pt_membarrier_ok, memory_order_relaxed))
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+}
+
+static inline void pt_sleeper_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&pt_membarrier_ok, memory_order_relaxed)
+            && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+        /* cannot happen once registered; if it does, arrivals fence from
+         * now on (a wake-up lost meanwhile costs one 10 ms re-check) */
+        atomic_store_explicit(&pt_membarrier_ok, 0, memory_order_relaxed);
+}
+
+static inline void pt_wake(struct pt_group *g)
+{
+    if (SSTEP_UNLIKELY(atomic_load_explicit(&g->sleep->sleepers, memory_order_relaxed))) {
+        atomic_fetch_add_explicit(&g->sleep->seq, 1, memory_order_release);
+        futex_wake_all(&g->sleep->seq);
+    }
+}
+
+
+/* pthread_engine.c */
+SSTEP_HIDDEN uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid);
+SSTEP_HIDDEN int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
+        uint64_t check, uint64_t *or_flags, struct sstep_sync_info *info);
+SSTEP_HIDDEN void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx);
+SSTEP_HIDDEN lpf_err_t pt_wait_all_gone(struct pt_group *g);
+SSTEP_HIDDEN struct pt_group *pt_group_new(lpf_pid_t P);
+SSTEP_HIDDEN void pt_group_free(struct pt_group *g);
+SSTEP_HIDDEN void pt_group_release(struct pt_group *g);
+
+/* pt_sync.c */
+SSTEP_HIDDEN lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info);
+SSTEP_HIDDEN int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx);
+SSTEP_HIDDEN void pt_push(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t *pend);
+
+/* pt_hook.c */
+SSTEP_HIDDEN lpf_err_t pt_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t args);
+SSTEP_HIDDEN lpf_err_t pt_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args);
+
+#endif
