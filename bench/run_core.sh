@@ -15,4 +15,5 @@ for run in 1 2 3 4 5; do "$dir/bench/bench_core" -p 2 --only sync_empty; done
 "$dir/bench/bench_core" -p 2 --only put_coarse
 "$dir/bench/bench_core" -p 2 --only get_coarse
 "$dir/bench/bench_core" -p 2 --only put_fine
+for run in 1 2 3 4 5; do "$dir/bench/bench_core" -p 2 --only put_one; done
 for p in 8 16; do "$dir/bench/bench_core" -p $p --only sync_empty; done

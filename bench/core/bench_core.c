@@ -9,6 +9,9 @@
  *   get_coarse     the same with lpf_get
  *   put_fine       total exchange of 8-byte puts, one put per word:
  *                  nanoseconds per put, issue to arrival
+ *   put_one        a superstep with one 8-byte put per process (to the
+ *                  next one) beside the empty sync, batches alternating in
+ *                  the same run: the small superstep's cost as a ratio
  *   memcpy         the memcpy baseline itself
  *
  * Usage: bench_core [-p P] [--quick] [--only NAME]
@@ -190,6 +193,66 @@ static void spmd_xchg(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     free(dst);
 }
 
+struct one_result { double empty, one; };
+
+static void spmd_one(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    struct one_result *out = args.output;
+    int batches = cfg.quick ? 20 : 200, per = cfg.quick ? 100 : 1000;
+    if (p > 4) per /= 20;
+    uint64_t v = s, in = 0;
+    lpf_memslot_t vs, is;
+    lpf_resize_memory_register(ctx, 2);
+    lpf_resize_message_queue(ctx, 2);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    lpf_register_local(ctx, &v, sizeof v, &vs);
+    lpf_register_global(ctx, &in, sizeof in, &is);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    const lpf_pid_t next = (s + 1) % p;
+    double *te = malloc(sizeof(double) * (size_t)batches);
+    double *tp = malloc(sizeof(double) * (size_t)batches);
+    for (int i = 0; i < 1000; ++i) {
+        lpf_put(ctx, vs, 0, next, is, 0, sizeof v, LPF_MSG_DEFAULT);
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    }
+    for (int b = 0; b < batches; ++b) {
+        double t0 = now();
+        for (int i = 0; i < per; ++i) lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        double t1 = now();
+        for (int i = 0; i < per; ++i) {
+            lpf_put(ctx, vs, 0, next, is, 0, sizeof v, LPF_MSG_DEFAULT);
+            lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        }
+        te[b] = (t1 - t0) / per;
+        tp[b] = (now() - t1) / per;
+    }
+    if (in != (s + p - 1) % p) fprintf(stderr, "bench_core: wrong data at process %u\n", s);
+    if (s == 0) {
+        out->empty = median(te, batches);
+        out->one = median(tp, batches);
+    }
+    lpf_deregister(ctx, vs);
+    lpf_deregister(ctx, is);
+    free(te);
+    free(tp);
+}
+
+static void measure_one(unsigned P)
+{
+    struct one_result r;
+    lpf_args_t a = LPF_NO_ARGS;
+    a.output = &r;
+    a.output_size = sizeof r;
+    if (lpf_exec(LPF_ROOT, P, spmd_one, a) != LPF_SUCCESS) {
+        fprintf(stderr, "lpf_exec failed\n");
+        exit(1);
+    }
+    printf("{\"bench\":\"put_one\",\"engine\":\"pthread\",\"p\":%u,"
+           "\"empty_sync_ns\":%.1f,\"one_put_superstep_ns\":%.1f,\"ratio_to_empty\":%.3f}\n",
+           P, r.empty * 1e9, r.one * 1e9, r.one / r.empty);
+    fflush(stdout);
+}
+
 static struct sync_result measure_sync(unsigned P)
 {
     struct sync_result r;
@@ -270,7 +333,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--quick")) cfg.quick = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) cfg.only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [-p P] [--quick] [--only sync_empty|put_coarse|get_coarse|put_fine]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-p P] [--quick] [--only sync_empty|put_coarse|get_coarse|put_fine|put_one]\n", argv[0]);
             return 2;
         }
     }
@@ -279,6 +342,7 @@ int main(int argc, char **argv)
     setenv("LPF_MAX_PROCS", "1024", 0);
     struct sync_result sr = { 0, 0 };
     if (want("sync_empty")) sr = measure_sync(cfg.P);
+    if (want("put_one")) measure_one(cfg.P);
     if (cfg.P > 1 && want("put_coarse")) print_coarse(cfg.P, 0);
     if (cfg.P > 1 && want("get_coarse")) print_coarse(cfg.P, 1);
     if (cfg.P > 1 && want("put_fine")) print_fine(cfg.P);

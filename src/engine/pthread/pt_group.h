@@ -34,16 +34,35 @@
 #define F_MSG ((uint64_t)2 << SSTEP_MSG)
 #define F_CHECK ((uint64_t)1 << 5)    /* some process carries a check value */
 #define F_REHOOK ((uint64_t)1 << 6)   /* this episode is a rehook, not a sync */
-#define EP_SHIFT 8
-#define PT_PACKED_MAX 8
+#define F_NOMBOX ((uint64_t)1 << 4)   /* has puts that are not in its mailboxes */
+#define F_INLINE ((uint64_t)1 << 7)   /* its puts lie in its own arrival line */
+/* With a line per process (P = 2, P > PT_PACKED_MAX) the words after a
+ * process's two arrival words carry small puts to one destination, by
+ * parity: they reach the reader with the arrival itself */
+#define PT_INLINE_WORDS 7
+/* bits 8..23: the destinations whose mailbox holds this process's puts
+ * (pt_sync.c: the one-barrier path for small puts, P <= PT_MBOX_MAXP) */
+#define MASK_SHIFT 8
+#define PT_MBOX_MAXP 16
+#define PT_MBOX_CAP 2048              /* bytes per (source, destination, parity) */
+#define EP_SHIFT 24
+#define PT_PACKED_MAX 8   /* up to this P the words share lines (except P = 2) */
 
 /* per-process line: check values and what the process left with */
 struct pt_proc {
     _Atomic uint64_t check[2];      /* by episode parity */
-    uint64_t episode;               /* owner only */
     struct sstep_ctx *ctx;          /* set before the first arrival */
     uint64_t final_syncs;           /* written before the gone bit */
     int final_failed;
+} __attribute__((aligned(PT_LINE)));
+
+/* What only the owner touches, on a line of its own: peers read pt_proc
+ * (its ctx) at every sync with requests, which a counter written at every
+ * barrier there would make them miss. */
+struct pt_own {
+    uint64_t episode;
+    uint64_t mail;                  /* last barrier: sources with puts in a mailbox for us */
+    uint64_t mail_inline;           /* ... of those, in their arrival line */
 } __attribute__((aligned(PT_LINE)));
 
 /* Gets that read a process's memory (pid != owner), counted by the readers:
@@ -83,6 +102,8 @@ struct pt_group {
     _Atomic uint64_t stall_warned;    /* watchdog: episode last reported + 1 */
     _Atomic int stall_fatal;          /* watchdog: somebody is giving up */
     struct pt_range *_Atomic range;   /* E1/E2 state (pt_range.c), lazily */
+    char **mbox;                      /* [P] each source's mailboxes [P][2][CAP], lazily */
+    struct pt_own *own;               /* [P] */
 };
 
 static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_t e)

@@ -170,6 +170,123 @@ static int do_msgs(struct sstep_ctx *me, struct sstep_ctx *src)
     return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Small puts in one barrier                                            */
+/* ------------------------------------------------------------------ */
+
+/* A superstep whose only requests are small puts costs one barrier: each
+ * source copies its puts (records and data) into a mailbox per destination
+ * before it arrives, and announces the destinations in its arrival word;
+ * after the barrier each process applies what its mailboxes hold and
+ * returns. No second barrier is needed: the sources' memory and queues are
+ * no longer read, the mailbox of this parity is written again only two
+ * syncs later (after the next barrier, which the reader reaches once it
+ * has read), and nobody reads a destination's memory in such a superstep
+ * (no gets). Any get, message, or put too large for a mailbox anywhere
+ * makes every process take the general path (the flags travel with the
+ * barrier, so all decide alike). */
+struct mbox_rec {
+    uint32_t slot;
+    uint32_t size;
+    uint64_t off;
+};
+
+static inline char *mbox_of(struct pt_group *g, lpf_pid_t src, lpf_pid_t dst, int par)
+{
+    return g->mbox[src] + ((size_t)dst * 2 + (size_t)par) * PT_MBOX_CAP;
+}
+
+static inline char *inline_of(struct pt_group *g, lpf_pid_t src, int par)
+{
+    return (char *)&g->words[(size_t)src * g->stride + 2 + (size_t)par * PT_INLINE_WORDS];
+}
+
+/* records and data of the puts to d, from o on; returns the end */
+static char *pack_puts(const struct sstep_queue *q, lpf_pid_t d, char *o)
+{
+    for (uint32_t k = q->peers[d].head[SSTEP_PUT]; k != SSTEP_NIL; k = q->reqs[k].next) {
+        const struct sstep_req *r = &q->reqs[k];
+        struct mbox_rec h = { r->slot, (uint32_t)r->size, r->off };
+        memcpy(o, &h, sizeof h);
+        o += sizeof h;
+        sstep_copy(o, r->local, r->size);
+        o += (r->size + 7) & ~(size_t)7;
+    }
+    return o;
+}
+
+/* Pack this process's puts for other processes into its mailboxes (or, when
+ * they are few and for one process, into its arrival line: *inl = 1);
+ * returns the destination mask, or 0 when they do not fit (general path). */
+static uint64_t mbox_pack(struct pt_group *g, struct sstep_ctx *ctx, int par, int *inl)
+{
+    const lpf_pid_t P = g->P, pid = ctx->pid;
+    const struct sstep_queue *q = &ctx->q;
+    *inl = 0;
+    if (g->stride > PT_INLINE_WORDS + 2 && q->ntouched <= 2) {
+        lpf_pid_t d = P, n = 0;
+        for (lpf_pid_t i = 0; i < q->ntouched; ++i)
+            if (q->touched[i] != pid && q->peers[q->touched[i]].head[SSTEP_PUT] != SSTEP_NIL) {
+                d = q->touched[i];
+                n++;
+            }
+        if (n == 1) {
+            const struct sstep_peer_lists *pl = &q->peers[d];
+            size_t need = 8 + (size_t)pl->count[SSTEP_PUT] * sizeof(struct mbox_rec)
+                    + pl->bytes[SSTEP_PUT] + (size_t)pl->count[SSTEP_PUT] * 7;
+            if (need <= PT_INLINE_WORDS * 8) {
+                char *b = inline_of(g, pid, par);
+                uint64_t used = (uint64_t)(pack_puts(q, d, b + 8) - b);
+                memcpy(b, &used, sizeof used);
+                *inl = 1;
+                return (uint64_t)1 << d;
+            }
+        }
+    }
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        const struct sstep_peer_lists *pl = &q->peers[q->touched[i]];
+        if (pl->bytes[SSTEP_PUT] + (size_t)pl->count[SSTEP_PUT] * (sizeof(struct mbox_rec) + 7)
+                + 8 > PT_MBOX_CAP)
+            return 0;
+    }
+    if (SSTEP_UNLIKELY(!g->mbox[pid])) {
+        /* only we write it; readers see it after the barrier */
+        g->mbox[pid] = aligned_alloc(PT_LINE, (size_t)P * 2 * PT_MBOX_CAP);
+        if (!g->mbox[pid]) return 0;
+    }
+    uint64_t mask = 0;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        const lpf_pid_t d = q->touched[i];
+        if (d == pid || q->peers[d].head[SSTEP_PUT] == SSTEP_NIL) continue;
+        char *b = mbox_of(g, pid, d, par), *o = pack_puts(q, d, b + 8);
+        uint64_t used = (uint64_t)(o - b);
+        memcpy(b, &used, sizeof used);
+        mask |= (uint64_t)1 << d;
+    }
+    return mask;
+}
+
+/* Apply the puts src left for us: in its arrival line, or its mailbox. */
+static void mbox_apply(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t src, int par, int inl)
+{
+    const char *b = inl ? inline_of(g, src, par) : mbox_of(g, src, me->pid, par);
+    uint64_t used;
+    memcpy(&used, b, sizeof used);
+    struct sstep_slot_array *a = sstep_slots(&me->globals);
+    for (const char *o = b + 8, *end = b + used; o < end;) {
+        struct mbox_rec h;
+        memcpy(&h, o, sizeof h);
+        o += sizeof h;
+        const struct sstep_slot *e = h.slot < a->size ? &a->e[h.slot] : NULL;
+        if (SSTEP_UNLIKELY(!e || e->state != SSTEP_SLOT_GLOBAL
+                    || h.off > e->size || h.size > e->size - h.off))
+            sstep_remote_range_error(me, g->procs[src].ctx->put_name
+                    ? g->procs[src].ctx->put_name : "lpf_put", src, h.slot, (size_t)h.off, h.size);
+        sstep_copy(e->base + h.off, o, h.size);
+        o += ((size_t)h.size + 7) & ~(size_t)7;
+    }
+}
+
 lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
 {
     struct pt_group *g = ctx->group;
@@ -184,9 +301,33 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
                 atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
         }
     }
-    if (pt_barrier(g, pid, (uint64_t)ctx->q.kinds << 1, info->check, &all, info)) goto fail;
+    uint64_t flags = (uint64_t)ctx->q.kinds << 1;
+    const uint64_t e = g->own[pid].episode + 1;   /* the barrier's episode */
+    if (ctx->q.kinds & (1u << SSTEP_PUT)) {
+        int inl = 0;
+        uint64_t mask = ctx->q.kinds == (1u << SSTEP_PUT) && P <= PT_MBOX_MAXP
+                ? mbox_pack(g, ctx, (int)(e & 1), &inl) : 0;
+        if (inl) flags |= F_INLINE;
+        /* (a mask of 0 with puts: all of them are to ourselves, or they do
+         * not fit) */
+        int self_only = ctx->q.ntouched == 1 && ctx->q.touched[0] == pid;
+        if (mask) flags |= mask << MASK_SHIFT;
+        else if (!self_only) flags |= F_NOMBOX;
+    }
+    if (pt_barrier(g, pid, flags, info->check, &all, info)) goto fail;
     ctx->inbox.n = ctx->inbox.next = 0;
     if (SSTEP_LIKELY(all == 0)) return LPF_SUCCESS;
+    if ((all & ~F_CHECK) == F_PUT) {
+        /* only small puts, all in mailboxes (or to their issuers) */
+        const int par = (int)(e & 1);
+        const struct pt_own *own = &g->own[pid];
+        for (uint64_t m = own->mail; m; m &= m - 1) {
+            lpf_pid_t s = (lpf_pid_t)__builtin_ctzll(m);
+            mbox_apply(g, ctx, s, par, (int)((own->mail_inline >> s) & 1));
+        }
+        if (ctx->q.peers[pid].head[SSTEP_PUT] != SSTEP_NIL) push_puts(ctx, ctx);
+        return LPF_SUCCESS;
+    }
 
     if (all & F_GET) {
         if (pt_get_phase(g, ctx)) goto fail;

@@ -188,7 +188,8 @@ int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
 {
     const lpf_pid_t P = g->P;
     struct pt_proc *me = &g->procs[pid];
-    uint64_t e = ++me->episode;
+    struct pt_own *own = &g->own[pid];
+    uint64_t e = ++own->episode;
     unsigned par = (unsigned)(e & 1);
     if (check) {
         flags |= F_CHECK;
@@ -196,7 +197,8 @@ int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
     }
     atomic_store_explicit(pt_word(g, pid, e), (e << EP_SHIFT) | flags, memory_order_release);
     pt_publish_fence();
-    uint64_t all_or = flags, all_and = flags;
+    uint64_t all_or = flags, all_and = flags, mail = 0, mail_inline = 0;
+    const uint64_t mine = (uint64_t)1 << (MASK_SHIFT + pid);
     for (lpf_pid_t k = 1; k < P; ++k) {
         lpf_pid_t q = pid + k;
         if (q >= P) q -= P;
@@ -208,9 +210,15 @@ int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
         }
         all_or |= w;
         all_and &= w;
+        if (w & mine) {
+            mail |= (uint64_t)1 << q;
+            if (w & F_INLINE) mail_inline |= (uint64_t)1 << q;
+        }
     }
+    own->mail = mail;
+    own->mail_inline = mail_inline;
     pt_wake(g);
-    all_or &= 0xfe;
+    all_or &= 0x7e;   /* the flags; destination masks stay in the words */
     if (SSTEP_UNLIKELY((all_or ^ all_and) & F_REHOOK)) return -1;
     if (SSTEP_UNLIKELY(all_or & F_CHECK) && info) {
         for (lpf_pid_t q = 0; q < P; ++q) {
@@ -270,7 +278,10 @@ struct pt_group *pt_group_new(lpf_pid_t P)
     struct pt_group *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->P = P;
-    g->stride = P <= PT_PACKED_MAX ? 2 : PT_LINE / sizeof(uint64_t);
+    /* P = 2: a line each, so that small puts ride in the arrival line
+     * (F_INLINE): a superstep with one 8-byte put 106 vs 116 ns, an empty
+     * one 66 vs 61 ns (2-vCPU AMD EPYC guest, same run) */
+    g->stride = P <= PT_PACKED_MAX && P != 2 ? 2 : PT_LINE / sizeof(uint64_t);
     size_t wbytes = ((size_t)P * g->stride * sizeof(uint64_t) + PT_LINE - 1) / PT_LINE * PT_LINE;
     g->words = aligned_alloc(PT_LINE, wbytes);
     g->procs = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_proc));
@@ -279,7 +290,16 @@ struct pt_group *pt_group_new(lpf_pid_t P)
     g->pend = malloc((size_t)P * P * sizeof(lpf_pid_t));
     g->sleep = aligned_alloc(PT_LINE, sizeof *g->sleep);
     g->gc = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_getcount));
-    if (!g->words || !g->procs || !g->threads || !g->locks || !g->pend || !g->sleep || !g->gc) {
+    /* read by every destination at every small-put sync: its own lines */
+    size_t mb = ((size_t)P * sizeof *g->mbox + PT_LINE - 1) / PT_LINE * PT_LINE;
+    g->mbox = aligned_alloc(PT_LINE, mb);
+    if (g->mbox) memset(g->mbox, 0, mb);
+    g->own = aligned_alloc(PT_LINE, (size_t)P * sizeof *g->own);
+    if (g->own) memset(g->own, 0, (size_t)P * sizeof *g->own);
+    if (!g->words || !g->procs || !g->threads || !g->locks || !g->pend || !g->sleep || !g->gc
+            || !g->mbox || !g->own) {
+        free(g->own);
+        free(g->mbox);
         free(g->gc);
         free(g->sleep);
         free((void *)g->locks);
@@ -303,7 +323,12 @@ void pt_group_free(struct pt_group *g)
 {
     if (!g) return;
     pt_range_free(atomic_load_explicit(&g->range, memory_order_relaxed));
-    for (lpf_pid_t s = 0; s < g->P; ++s) sstep_ctx_destroy(g->procs[s].ctx);
+    for (lpf_pid_t s = 0; s < g->P; ++s) {
+        sstep_ctx_destroy(g->procs[s].ctx);
+        free(g->mbox[s]);
+    }
+    free(g->mbox);
+    free(g->own);
     free((void *)g->words);
     free((void *)g->locks);
     free(g->pend);
