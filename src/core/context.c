@@ -308,3 +308,14 @@ int sstep_slots_prepare(struct sstep_ctx *ctx, size_t n)
     if (slot_table_prepare(&ctx->locals, n)) return -1;
     return 0;
 }
+
+void sstep_copy_pieces(char *dst, const char *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        char t[64];
+        __builtin_memcpy(t, src + i, 64);
+        __builtin_memcpy(dst + i, t, 64);
+    }
+    if (i < n) __builtin_memcpy(dst + i, src + i, n - i);
+}
