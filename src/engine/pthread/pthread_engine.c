@@ -4,7 +4,10 @@
  * A sync is   barrier A -> [gets] -> [barrier] -> [puts, messages] -> barrier B
  * where the bracketed steps happen only if some process queued requests of
  * that kind (the OR of all processes' flags travels with barrier A, so every
- * process takes the same decision). An empty sync is one barrier.
+ * process takes the same decision). An empty sync is one barrier; so is a
+ * sync whose only requests are small puts (pt_sync.c: they travel in
+ * mailboxes written before barrier A and are applied by their destinations
+ * after it).
  *
  * Gets are pulled: the issuer reads the source process's memory and writes
  * its own. Puts are pushed: the issuer writes its batch into the destination
