@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #define SSTEP_CACHELINE 64
 #define SSTEP_CTX_MAGIC 0x53535450u /* "SSTP" */
@@ -287,6 +288,23 @@ SSTEP_HIDDEN void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, 
 static inline struct sstep_slot_array *sstep_slots(struct sstep_slot_table *t)
 {
     return atomic_load_explicit(&t->arr, memory_order_acquire);
+}
+
+/* waiting loops of the engines */
+static inline void sstep_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline uint64_t sstep_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* A large copy whose destination lies 1 to 63 bytes after its source

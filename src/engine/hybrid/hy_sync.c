@@ -40,22 +40,6 @@
 #define SLEEP_NS 10000000L      /* a sleeper re-checks at least this often */
 #define SLEEP_SERVE_NS 1000000L /* ... the leader, which serves direct gets, more often */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-static inline uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* ------------------------------------------------------------------ */
 /* Waiting                                                              */
 /* ------------------------------------------------------------------ */
@@ -131,18 +115,18 @@ static int hy_wait(struct hy_rank *rk, struct hy_thread *me, uint64_t b,
     int r = pred(rk, b);
     if (r) return r;
     const int leader = me == &rk->th[0];
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = sstep_now_ns();
     if (!rk->oversub) {
         for (unsigned i = 1;; ++i) {
-            cpu_relax();
+            sstep_cpu_relax();
             if ((r = pred(rk, b))) return r;
-            if ((i & 255) == 0 && now_ns() - t0 > SPIN_NS) break;
+            if ((i & 255) == 0 && sstep_now_ns() - t0 > SPIN_NS) break;
         }
     } else {
         for (;;) {
             sched_yield();
             if ((r = pred(rk, b))) return r;
-            if (now_ns() - t0 > YIELD_NS) break;
+            if (sstep_now_ns() - t0 > YIELD_NS) break;
         }
     }
     const struct sstep_watchdog *wd = sstep_watchdog();
@@ -164,7 +148,7 @@ static int hy_wait(struct hy_rank *rk, struct hy_thread *me, uint64_t b,
         atomic_fetch_sub_explicit(&rk->sleepers, 1, memory_order_relaxed);
         if ((r = pred(rk, b))) return r;
         if (SSTEP_UNLIKELY(wd->first_ns)) {
-            uint64_t waited = now_ns() - t0;
+            uint64_t waited = sstep_now_ns() - t0;
             if (waited >= wd->first_ns) hy_stalled(rk, me, b, waited);
         }
     }

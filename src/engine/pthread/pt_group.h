@@ -114,22 +114,6 @@ static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_
 /* BSP processes alive in this program (for the spin-or-yield decision) */
 SSTEP_HIDDEN extern _Atomic unsigned pt_live_procs;
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-static inline uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 
 #define SPIN_NS 30000ull      /* spin this long when every process has a core */
 #define YIELD_NS 2000000ull   /* oversubscribed: yield the core this long */

@@ -81,7 +81,7 @@ int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx)
     /* every peer that reads us has read */
     /* (readers are in this phase already and never wait: a short wait) */
     for (unsigned i = 0; atomic_load_explicit(&mine->done, memory_order_acquire) != readers; ++i) {
-        if (i < 256) cpu_relax();
+        if (i < 256) sstep_cpu_relax();
         else sched_yield();
     }
     const char *r = buf;
@@ -149,7 +149,7 @@ void pt_push(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t *pend)
         }
         if (n) {
             if (yield) sched_yield();
-            else cpu_relax();
+            else sstep_cpu_relax();
         }
     }
 }

@@ -132,18 +132,18 @@ uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid
     /* a peer that is about to arrive is seen without a clock read first */
     if (spin) {
         for (unsigned i = 0; i < 64; ++i) {
-            cpu_relax();
+            sstep_cpu_relax();
             w = atomic_load_explicit(word, memory_order_acquire);
             if (arrived(w, e)) return w;
         }
     }
-    uint64_t t0 = now_ns();
+    uint64_t t0 = sstep_now_ns();
     if (spin) {
         for (unsigned i = 1;; ++i) {
-            cpu_relax();
+            sstep_cpu_relax();
             w = atomic_load_explicit(word, memory_order_acquire);
             if (arrived(w, e)) return w;
-            if ((i & 255) == 0 && now_ns() - t0 > SPIN_NS) break;
+            if ((i & 255) == 0 && sstep_now_ns() - t0 > SPIN_NS) break;
         }
     } else {
         /* A yield that returns late means another task ran a whole time
@@ -153,7 +153,7 @@ uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid
             sched_yield();
             w = atomic_load_explicit(word, memory_order_acquire);
             if (arrived(w, e)) return w;
-            uint64_t t2 = now_ns();
+            uint64_t t2 = sstep_now_ns();
             if (t2 - t1 > YIELD_SLICE_NS || t2 - t0 > YIELD_NS) break;
             t1 = t2;
         }
@@ -174,7 +174,7 @@ uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid
         w = atomic_load_explicit(word, memory_order_acquire);
         if (arrived(w, e)) return w;
         if (SSTEP_UNLIKELY(wd->first_ns)) {
-            uint64_t waited = now_ns() - t0;
+            uint64_t waited = sstep_now_ns() - t0;
             if (waited >= wd->first_ns) pt_stalled(g, pid, e, waited);
         }
     }
@@ -560,17 +560,17 @@ int pt_x_wait(struct sstep_ctx *ctx, int (*pred)(void *, uint64_t), void *arg)
     int r = pred(arg, 0);
     if (r) return r;
     int spin = atomic_load_explicit(&pt_live_procs, memory_order_relaxed) <= sstep_online_cores();
-    uint64_t t0 = now_ns();
+    uint64_t t0 = sstep_now_ns();
     if (spin) {
         for (unsigned i = 1;; ++i) {
-            cpu_relax();
+            sstep_cpu_relax();
             if ((r = pred(arg, 0))) return r;
-            if ((i & 255) == 0 && now_ns() - t0 > SPIN_NS) break;
+            if ((i & 255) == 0 && sstep_now_ns() - t0 > SPIN_NS) break;
         }
     } else {
         for (uint64_t t1 = t0;;) {
             sched_yield();
-            uint64_t t2 = now_ns();
+            uint64_t t2 = sstep_now_ns();
             if ((r = pred(arg, t2 - t0))) return r;
             if (t2 - t1 > YIELD_SLICE_NS || t2 - t0 > YIELD_NS) break;
             t1 = t2;
@@ -581,12 +581,12 @@ int pt_x_wait(struct sstep_ctx *ctx, int (*pred)(void *, uint64_t), void *arg)
         uint32_t seq = atomic_load_explicit(&z->seq, memory_order_acquire);
         atomic_fetch_add_explicit(&z->sleepers, 1, memory_order_seq_cst);
         pt_sleeper_fence();
-        if ((r = pred(arg, now_ns() - t0))) {
+        if ((r = pred(arg, sstep_now_ns() - t0))) {
             atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
             return r;
         }
         futex_wait(&z->seq, seq);
         atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
-        if ((r = pred(arg, now_ns() - t0))) return r;
+        if ((r = pred(arg, sstep_now_ns() - t0))) return r;
     }
 }
