@@ -76,6 +76,7 @@ cdef extern from "sstep_py.h" nogil:
     void sstep_py_mpi_abort(int code)
     void sstep_py_mpi_finalize(lpf_init_t init)
     int sstep_py_engine_is_mpi()
+    int sstep_py_engine_is_hybrid()
     int sstep_py_have_fft()
 
     # applications (examples/*/): library calls from sequential code
@@ -291,6 +292,10 @@ def run(spmd, p=None, args=(), kwargs=None):
                              "are not supported)")
     if not isinstance(args, tuple):
         args = tuple(args)
+    if sstep_py_engine_is_hybrid():
+        raise SuperstepError("superstep.run: the Python package does not run on the hybrid "
+                             "engine yet (SUPERSTEP_ENGINE=hybrid); use threads "
+                             "(python3 prog.py) or MPI ranks (bsprun --engine mpi)")
     cdef bint mpi = sstep_py_engine_is_mpi()
     cdef lpf_err_t rc
     cdef lpf_pid_t P

@@ -77,6 +77,12 @@ static int sstep_py_engine_is_mpi(void)
     return e && strcasecmp(e, "mpi") == 0;
 }
 
+static int sstep_py_engine_is_hybrid(void)
+{
+    const char *e = getenv("SUPERSTEP_ENGINE");
+    return e && strcasecmp(e, "hybrid") == 0;
+}
+
 #ifdef SSTEP_PY_HAVE_FFT
 static int sstep_py_have_fft(void) { return 1; }
 #else

@@ -544,3 +544,10 @@ def test_app_spmv_and_pagerank():
     assert np.allclose(r, ref, atol=1e-8)
     with pytest.raises(ValueError):
         apps.pagerank(A)
+
+
+def test_hybrid_engine_is_refused_clearly(monkeypatch):
+    # the package runs on threads and MPI ranks; on the hybrid engine it says so
+    monkeypatch.setenv("SUPERSTEP_ENGINE", "hybrid")
+    with pytest.raises(superstep.SuperstepError, match="hybrid"):
+        superstep.run(lambda ctx: ctx.pid, p=2)
