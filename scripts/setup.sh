@@ -8,7 +8,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev
       libopenmpi-dev openmpi-bin libhwloc-dev libfftw3-dev gnuplot-nox python3
-      libsodium-dev python3-venv python3-dev)
+      libsodium-dev python3-venv python3-dev bc procps)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

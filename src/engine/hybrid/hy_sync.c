@@ -356,7 +356,6 @@ static int hy_mirror(struct hy_rank *rk)
     struct sstep_slot_array *old = atomic_exchange_explicit(&rt->arr, m, memory_order_acq_rel);
     free(old);
     rt->fresh = (uint32_t)n;
-    rk->mirror_k = K;
     return 0;
 }
 

@@ -61,18 +61,15 @@ struct hy_rank {
     _Alignas(SSTEP_CACHELINE) _Atomic uint64_t rel;
     _Atomic uint32_t seq;      /* futex word: bumped when anyone arrives or leaves */
     _Atomic uint32_t sleepers;
-    _Atomic int gate;          /* 1: threads may run; 2: cancelled */
     /* the plan, written by the leader before a release */
     _Alignas(SSTEP_CACHELINE) int plan_stage, plan_apply;
     lpf_err_t plan_rc;
     int plan_mismatch;         /* agreement values differed: see checks */
     int unstaged;              /* this sync's staged gets have landed */
     uint64_t *checks;          /* [P] everybody's agreement value, after a mismatch */
-    uint32_t mirror_k;         /* slots per thread in the rank context's table */
     struct hy_rank *child;     /* lpf_rehook: the new section's rank (leader's) */
     _Atomic uint64_t stall_warned;
-    /* messages between ranks this run: for the figures (SUPERSTEP_HYBRID_STATS) */
-    uint64_t syncs, rank_msgs;
+    uint64_t syncs;            /* rank-level syncs (SUPERSTEP_HYBRID_STATS) */
 };
 
 /* hy_sync.c */
