@@ -95,7 +95,8 @@ int pagerank_seq(const sp_crs *A, const pr_opts *o, double *r, pr_info *info)
  * ghosts of the new x: with SPMV_GETPUT, bsp_get (read at the sync's
  * entry, after the owners wrote x); with SPMV_HP, the owners write the new x
  * into a second registered buffer while the others still read the current
- * one with bsp_direct_get, and the two buffers swap at every sync. */
+ * one (spmv_local_kernel_hp: in place on shared memory, else with
+ * bsp_direct_get), and the two buffers swap at every sync. */
 static void pagerank_rows(spmv_local *L, const double *dinv, const pr_opts *o, double *r,
                           ip_reducer *red, double *x2, int *iters, double *diff)
 {
@@ -114,8 +115,9 @@ static void pagerank_rows(spmv_local *L, const double *dinv, const pr_opts *o, d
     ip_reducer_sum(red, glob);
     int it = 0, cur = 0;
     while (it < o->maxit) {
-        if (v == SPMV_HP) spmv_fanin_direct(L);   /* the owners wrote x before the last sync */
-        spmv_local_kernel(L);
+        /* the owners wrote x before the last sync */
+        if (v == SPMV_HP) spmv_local_kernel_hp(L);
+        else spmv_local_kernel(L);
         const double c = (o->alpha * glob[0] + 1.0 - o->alpha) / (double)n;
         double *xn = v == SPMV_HP ? xs[cur ^ 1] : L->x;
         const double *y = L->y;
@@ -163,7 +165,7 @@ int pagerank_spmd(spmv_local *L, const double *dinv, const pr_opts *o, double *r
         if (!x2) bsp_abort("pagerank: out of memory on pid %u\n", bsp_pid());
         memset(x2, 0, L->ncols * sizeof *x2);
         bsp_push_reg(x2, L->ncols * sizeof *x2);
-        bsp_sync();
+        spmv_share_second(L, x2);   /* one sync: x2 registered and shared */
     }
     const double t0 = bsp_time();
     double diff_loc = 0;
@@ -186,8 +188,8 @@ int pagerank_spmd(spmv_local *L, const double *dinv, const pr_opts *o, double *r
             ip_reducer_sum(&red, glob);   /* identical on every process */
             if ((it > 0 && glob[1] < o->tol) || it >= o->maxit) break;
             /* superstep 2: y = G x; then r' and the local diff */
-            if (v == SPMV_HP) spmv_fanin_direct(L);
-            spmv_local_kernel(L);
+            if (v == SPMV_HP) spmv_local_kernel_hp(L);
+            else spmv_local_kernel(L);
             spmv_fanout(L, v);
             bsp_sync();
             spmv_accumulate(L, v);

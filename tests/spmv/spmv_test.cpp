@@ -341,4 +341,62 @@ TEST_P(SpmvSpmd, RepeatedProductsStayDistributed)
 
 INSTANTIATE_TEST_SUITE_P(P, SpmvSpmd, ::testing::Values(1u, 2u, 3u, 4u, 6u, 8u));
 
+// ---- SPMV_HP on shared memory: the local product reads the ghost x_j in
+// place from their owners (packed columns); the copying path, taken where
+// the packed columns do not fit, must give the same product -------------
+
+struct SharedArgs {
+    const sp_crs *A;
+    const sp_part *part;
+    unsigned P;
+    const std::vector<double> *x;
+    std::vector<double> *y_inplace, *y_copy;
+};
+thread_local SharedArgs *shared_args;
+
+void shared_entry()
+{
+    SharedArgs *c = shared_args;
+    bsp_begin(c ? c->P : bsp_nprocs());
+    if (bsp_pid() != 0) c = nullptr;
+    spmv_local L;
+    if (spmv_setup(&L, c ? c->A : nullptr, c ? c->part : nullptr) != 0) bsp_abort("setup failed\n");
+    if ((L.colz != nullptr) != (bsp_nprocs() > 1))
+        bsp_abort("pid %u: in-place reads %s\n", bsp_pid(), L.colz ? "on at p = 1" : "off");
+    spmv_set_x(&L, c ? c->x->data() : nullptr);
+    spmv_mv(&L, SPMV_HP);
+    spmv_gather_y(&L, L.y, c ? c->y_inplace->data() : nullptr);
+    free(L.colz);   // as if the packed columns did not fit: ghost copies
+    L.colz = nullptr;
+    spmv_mv(&L, SPMV_HP);
+    spmv_gather_y(&L, L.y, c ? c->y_copy->data() : nullptr);
+    spmv_free(&L);
+    bsp_end();
+}
+
+class SpmvShared : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(SpmvShared, InPlaceReadsMatchGhostCopies)
+{
+    if (!spmv_hp_available()) GTEST_SKIP() << "this engine has no shared memory";
+    const unsigned P = GetParam();
+    Mat a;
+    char err[256];
+    ASSERT_EQ(0, sp_make("powerlaw:3000", &a.A, err, sizeof err)) << err;
+    sp_randomize_values(&a.A, 7);
+    Part pt;
+    random_part(a.A, P, 11, &pt.p);
+    std::vector<double> x = rand_vec(a.A.n, 5), ref(a.A.m), y1(a.A.m, -1), y2(a.A.m, -2);
+    sp_spmv(&a.A, x.data(), ref.data());
+    SharedArgs args{ &a.A, &pt.p, P, &x, &y1, &y2 };
+    shared_args = &args;
+    bsp_init(shared_entry, 0, nullptr);
+    shared_entry();
+    shared_args = nullptr;
+    expect_close(a.A, x, y1, ref);
+    expect_close(a.A, x, y2, ref);
+}
+
+INSTANTIATE_TEST_SUITE_P(P, SpmvShared, ::testing::Values(1u, 2u, 3u, 5u));
+
 } // namespace
