@@ -15,7 +15,12 @@
  * codes are measured in turns (rounds; plans are made again, from FFTW's
  * wisdom), so that a change in the machine's load affects them alike.
  * Usage: bench_fft [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R]
- *                  [-estimate] [-generic] [-buffered] [-nofuse] [-profile]
+ *                  [-estimate] [-generic] [-buffered] [-nofuse] [-push] [-profile]
+ *                  [-wisdom FILE]
+ * -wisdom FILE imports FFTW wisdom from FILE (when it exists) and exports
+ * it there at the end: later runs skip the long FFTW_MEASURE planning of
+ * the large sizes, and runs that share the file use the same FFTW plans
+ * (less spread between runs that compare two builds).
  * -profile adds "phases_max": the largest over the processes of the seconds
  * per transform in the local passes before the redistribution, the
  * redistribution (puts + sync, which includes waiting for the slowest), the
@@ -150,6 +155,7 @@ int main(int argc, char **argv)
     c.hi = 24;
     c.rounds = 8;
     c.flags = BSPFFT_MEASURE;
+    const char *wisdom = NULL;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
         if (strcmp(a, "-p") == 0) { c.P = (unsigned)atoi(v); ++i; }
@@ -162,9 +168,13 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-buffered") == 0) c.flags |= BSPFFT_BUFFERED;
         else if (strcmp(a, "-profile") == 0) c.flags |= BSPFFT_PROFILE;
         else if (strcmp(a, "-nofuse") == 0) c.flags |= BSPFFT_NOFUSE;
+        else if (strcmp(a, "-push") == 0) c.flags |= BSPFFT_PUSH;
+        else if (strcmp(a, "-pull") == 0) c.flags |= BSPFFT_PULL;
+        else if (strcmp(a, "-wisdom") == 0) { wisdom = v; ++i; }
         else {
             fprintf(stderr, "usage: %s [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R] "
-                            "[-estimate] [-generic] [-buffered] [-nofuse] [-profile]\n", argv[0]);
+                            "[-estimate] [-generic] [-buffered] [-nofuse] [-push] [-profile] "
+                            "[-wisdom FILE]\n", argv[0]);
             return 2;
         }
     }
@@ -172,6 +182,7 @@ int main(int argc, char **argv)
     if (c.threads <= 0) c.threads = (int)c.P;
     if (!fftw_init_threads()) return 1;
     fftw_plan_with_nthreads(1);
+    if (wisdom) fftw_import_wisdom_from_filename(wisdom);   /* a missing file is no error */
     const unsigned planner = (c.flags & BSPFFT_MEASURE) ? FFTW_MEASURE : FFTW_ESTIMATE;
     double *t_1[MAXSIZES], *t_t[MAXSIZES];
     for (int lg = c.lo; lg <= c.hi; ++lg) {
@@ -209,9 +220,12 @@ int main(int argc, char **argv)
                "\"gflops_bsp\":%.2f,\"gflops_fftw_threads\":%.2f,\"supersteps\":%d,"
                "\"min_fftw1\":%.4e,\"min_fftw_threads\":%.4e,\"min_bsp\":%.4e,\"min_bsp_vs_fftw_threads\":%.3f",
                n, c.P, c.threads, planner == FFTW_MEASURE ? "measure" : "estimate",
-               (c.flags & BSPFFT_GENERIC) ? "generic" : (c.flags & BSPFFT_NOFUSE) ? "unfused" : "fused",
-               (c.flags & BSPFFT_BUFFERED) ? "+put" : "+hpput", k, t1, tt, tb, t1 / tb, t1 / tt,
-               tt / tb, flops / tb * 1e-9, flops / tt * 1e-9, c.L[lg] - 1, m1, mt, mb, mt / mb);
+               (c.flags & BSPFFT_GENERIC) ? "generic" : (c.flags & BSPFFT_NOFUSE) ? "unfused"
+               : (c.flags & (BSPFFT_PUSH | BSPFFT_BUFFERED)) ? "fused" : "pull",
+               (c.flags & BSPFFT_BUFFERED) ? "+put"
+               : (c.flags & (BSPFFT_GENERIC | BSPFFT_NOFUSE | BSPFFT_PUSH)) ? "+hpput" : "+direct_get",
+               k, t1, tt, tb, t1 / tb, t1 / tt, tt / tb, flops / tb * 1e-9, flops / tt * 1e-9,
+               c.L[lg] - 1, m1, mt, mb, mt / mb);
         if (c.flags & BSPFFT_PROFILE)
             printf(",\"phases_max\":[%.3e,%.3e,%.3e,%.3e]", c.prof[lg][0], c.prof[lg][1],
                    c.prof[lg][2], c.prof[lg][3]);
@@ -221,6 +235,8 @@ int main(int argc, char **argv)
         free(t_1[lg]);
         free(t_t[lg]);
     }
+    if (wisdom && !fftw_export_wisdom_to_filename(wisdom))
+        fprintf(stderr, "bench_fft: cannot write wisdom to %s\n", wisdom);
     fftw_cleanup_threads();
     return 0;
 }

@@ -37,7 +37,7 @@ typedef struct run {
 struct bspfft_plan {
     size_t n, N;                  /* length, local length n/p */
     unsigned p, s, flags;
-    int L, fast, fused;           /* passes; fast path (L == 2); fused variant of it */
+    int L, fast, fused, pull;     /* passes; fast path (L == 2); its fused and pull variants */
     size_t r[MAXPASS];            /* radices */
     fftw_plan plan[2][MAXPASS];   /* [forward, backward][pass] */
     fftw_complex *work, *recv[2], *send, *xa;
@@ -49,6 +49,9 @@ struct bspfft_plan {
     /* fused path: w_N^e = f1[e mod 2^lgT] f2[e >> lgT]; w_n^(k s); w_p^j */
     unsigned lgT;
     fftw_complex *f1, *f2, *cs, *wp;
+    /* pull path: chunk of C outputs per block; staging for the remote reads */
+    size_t C;
+    fftw_complex *stage;
     /* general path, per redistribution l: pack order, twiddles in pack
      * order, runs of consecutive destinations */
     size_t *ord[MAXPASS];
@@ -196,6 +199,7 @@ static void free_tables(bspfft_plan *pl)
     fftw_free(pl->f2);
     fftw_free(pl->cs);
     fftw_free(pl->wp);
+    fftw_free(pl->stage);
     for (int l = 0; l < MAXPASS; ++l) {
         free(pl->ord[l]);
         fftw_free(pl->tw[l]);
@@ -228,9 +232,21 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         if (!pl->fast && L > 1) pl->send = fftw_malloc(bytes);
         ok = pl->work && pl->recv[0] && pl->recv[1] && pl->xa && (pl->fast || L == 1 || pl->send);
     }
-    if (ok && pl->fast && p <= 8 && (N & (N - 1)) == 0 && !(flags & BSPFFT_NOFUSE)) {
-        /* fused: w_N^e = f1[e mod T] f2[e / T], T = 2^lgT about sqrt(N) */
-        pl->fused = 1;
+    const int can_push = pl && pl->fast && p <= 8 && (N & (N - 1)) == 0 && !(flags & BSPFFT_NOFUSE);
+    int pull = pl && pl->fast && p <= 8 && !(flags & (BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PUSH));
+    if (pull && can_push && !(flags & BSPFFT_PULL)) {
+        /* where the push code measured faster (p = 2, 2 cores, 32 MiB L3):
+         * up to 2 MiB of data, where the pull code reads twice what it
+         * needs from the other cores' caches (whole lines of G_q), and at
+         * 16 MiB, where its x and out-of-place FFTW outputs (32 MiB in
+         * all) just fill the L3 while push's in-place block FFTs use half */
+        const size_t b = n * sizeof(fftw_complex);
+        pull = !(b <= ((size_t)2 << 20) || (b > ((size_t)8 << 20) && b <= ((size_t)16 << 20)));
+    }
+    if (ok && (pull || can_push)) {
+        /* fused and pull: w_N^e = f1[e mod T] f2[e / T], T = 2^lgT about sqrt(N) */
+        pl->pull = pull;
+        pl->fused = !pull;
         unsigned lgN = 0;
         while (((size_t)1 << lgN) < N) ++lgN;
         pl->lgT = (lgN + 1) / 2;
@@ -239,7 +255,16 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         pl->f2 = fftw_malloc(H * sizeof(fftw_complex));
         pl->cs = fftw_malloc(p * sizeof(fftw_complex));
         pl->wp = fftw_malloc(p * p * sizeof(fftw_complex));
-        ok = pl->f1 && pl->f2 && pl->cs && pl->wp;
+        if (pull) {
+            /* about 32-64 KiB of remote data per chunk: stays in L1/L2
+             * between the read and the radix-p pass */
+            const size_t B = N / p;
+            pl->C = 4096 / (p * p);
+            if (pl->C > B) pl->C = B;
+            pl->stage = fftw_malloc(p * p * pl->C * sizeof(fftw_complex));
+            ok = pl->stage != NULL;
+        }
+        ok = ok && pl->f1 && pl->f2 && pl->cs && pl->wp;
         if (ok) {
             for (size_t j = 0; j < T; ++j) expi(pl->f1[j], j, N, -1);
             for (size_t h = 0; h < H; ++h) expi(pl->f2[h], (uint64_t)h * T, N, -1);
@@ -289,6 +314,13 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
                 const int sign = d == 0 ? FFTW_FORWARD : FFTW_BACKWARD;
                 if (L == 1) {
                     pl->plan[d][0] = plan_pass(N, r[0], pl->xa, pl->xa, sign, flags);
+                } else if (pl->pull) {
+                    /* the whole local FFT of length n/p, out of place into
+                     * the registered buffer the others read from */
+                    unsigned f = FFTW_DESTROY_INPUT |
+                                 ((flags & BSPFFT_MEASURE) ? FFTW_MEASURE : FFTW_ESTIMATE);
+                    pl->plan[d][0] = fftw_plan_dft_1d((int)N, pl->xa, pl->recv[0], sign, f);
+                    pl->plan[d][1] = pl->plan[d][0];
                 } else if (pl->fused) {
                     /* the p received blocks: p FFTs of length n/p^2, in place */
                     int B = (int)(N / p);
@@ -327,7 +359,8 @@ void bspfft_plan_destroy(bspfft_plan *pl)
         if (q == pl->s)
             for (int d = 0; d < 2; ++d)
                 for (int l = 0; l < pl->L; ++l)
-                    if (pl->plan[d][l] && !(pl->fused && l > 0)) fftw_destroy_plan(pl->plan[d][l]);
+                    if (pl->plan[d][l] && !((pl->fused || pl->pull) && l > 0))
+                        fftw_destroy_plan(pl->plan[d][l]);
         bsp_sync();
     }
     free_tables(pl);
@@ -521,6 +554,104 @@ static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
     tick(pl, 2, &tm);
 }
 
+/* p^2 | n, p <= 8 ("transpose at the end"). With G_q = DFT_{n/p}(x_q), the
+ * local FFT of process q (k' in [0, n/p)),
+ *   X[k' + (n/p) j] = sum_q w_p^(q j) w_n^(q k') G_q[k'],
+ * and process r owns X[r + p m], m = m1 + B j, k' = r + p m1 (B = n/p^2):
+ *   y_r[m1 + B j] = sum_q w_p^(q j) w_n^(q r) w_{n/p}^(q m1) G_q[r + p m1].
+ * Every process runs FFTW on its whole part into a registered buffer
+ * (FFTW's own cache-blocked passes, no hand-written sender pass), syncs,
+ * and then reads the others' outputs with bsp_direct_get in chunks that
+ * stay in cache, applying the radix-p stage as they arrive: no put, no
+ * received copy of the blocks and no separate pass over them.
+ * The buffers alternate between transforms (par): a process writes buffer
+ * par again only after the next transform's sync, which every reader of
+ * the previous contents has passed. */
+static void exec_pull(bspfft_plan *pl, fftw_complex *x, int d)
+{
+    const size_t N = pl->N, p = pl->p, s = pl->s, B = N / p, C = pl->C;
+    const double sg = d == 0 ? 1.0 : -1.0;
+    fftw_complex *G = pl->recv[pl->par];
+    double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
+    fftw_execute_dft(pl->plan[d][0], x, G);
+    tick(pl, 0, &tm);
+    bsp_sync();
+    pl->par ^= 1;
+    tick(pl, 1, &tm);
+    /* src[q] + p (m1 - m0) + s is G_q[s + p m1] */
+    const fftw_complex *src[8];
+    double cr[8], ci[8];
+    for (size_t q = 0; q < p; ++q) {
+        cr[q] = pl->cs[q][0];
+        ci[q] = sg * pl->cs[q][1];
+    }
+    for (size_t m0 = 0; m0 < B; m0 += C) {
+        const size_t c = B - m0 < C ? B - m0 : C;
+        for (size_t q = 0; q < p; ++q) {
+            if (q == s) {
+                src[q] = G + p * m0;
+            } else {
+                fftw_complex *st = pl->stage + q * p * C;
+                bsp_direct_get((bsp_pid_t)q, G, p * m0 * sizeof(fftw_complex), st,
+                               p * c * sizeof(fftw_complex));
+                src[q] = st;
+            }
+        }
+        if (p == 2) {
+            /* twiddle w_n^r w_N^m1 = (cs[1] f2[hi]) f1[lo]: one product per
+             * run of constant hi, a plain loop over f1 inside (vectorisable) */
+            const fftw_complex *g0 = src[0] + s, *g1 = src[1] + s;
+            const size_t T = (size_t)1 << pl->lgT;
+            for (size_t i = 0; i < c;) {
+                const size_t m1 = m0 + i, hi = m1 >> pl->lgT, lo = m1 & (T - 1);
+                const size_t run = T - lo < c - i ? T - lo : c - i;
+                const double hr = pl->f2[hi][0], hi_ = sg * pl->f2[hi][1];
+                const double ur = hr * cr[1] - hi_ * ci[1], ui = hr * ci[1] + hi_ * cr[1];
+                const fftw_complex *f = pl->f1 + lo, *a = g0 + 2 * i, *b = g1 + 2 * i;
+                fftw_complex *y0 = x + m1, *y1 = x + m1 + B;
+                for (size_t j = 0; j < run; ++j) {
+                    const double fr = f[j][0], fi = sg * f[j][1];
+                    const double tr = fr * ur - fi * ui, ti = fr * ui + fi * ur;
+                    const double br = b[2 * j][0] * tr - b[2 * j][1] * ti;
+                    const double bi = b[2 * j][0] * ti + b[2 * j][1] * tr;
+                    const double ar = a[2 * j][0], ai = a[2 * j][1];
+                    y0[j][0] = ar + br;
+                    y0[j][1] = ai + bi;
+                    y1[j][0] = ar - br;
+                    y1[j][1] = ai - bi;
+                }
+                i += run;
+            }
+        } else {
+            for (size_t i = 0; i < c; ++i) {
+                const size_t m1 = m0 + i;
+                double ar[8], ai[8];
+                ar[0] = src[0][p * i + s][0];
+                ai[0] = src[0][p * i + s][1];
+                for (size_t q = 1; q < p; ++q) {
+                    double wr, wi;
+                    wN(pl, q * m1, sg, &wr, &wi);
+                    const double tr = wr * cr[q] - wi * ci[q], ti = wr * ci[q] + wi * cr[q];
+                    const double fr = src[q][p * i + s][0], fi = src[q][p * i + s][1];
+                    ar[q] = fr * tr - fi * ti;
+                    ai[q] = fr * ti + fi * tr;
+                }
+                for (size_t j = 0; j < p; ++j) {
+                    double yr = 0, yi = 0;
+                    for (size_t q = 0; q < p; ++q) {
+                        const double wr = pl->wp[q * p + j][0], wi = sg * pl->wp[q * p + j][1];
+                        yr += ar[q] * wr - ai[q] * wi;
+                        yi += ar[q] * wi + ai[q] * wr;
+                    }
+                    x[m1 + B * j][0] = yr;
+                    x[m1 + B * j][1] = yi;
+                }
+            }
+        }
+    }
+    tick(pl, 2, &tm);
+}
+
 static void exec_general(bspfft_plan *pl, fftw_complex *x, int d)
 {
     const int L = pl->L;
@@ -561,6 +692,7 @@ void bspfft_execute(bspfft_plan *pl, double *xin, int sign)
         x = pl->xa;
     }
     if (pl->L == 1) fftw_execute_dft(pl->plan[d][0], x, x);
+    else if (pl->pull) exec_pull(pl, x, d);
     else if (pl->fused) exec_fused(pl, x, d);
     else if (pl->fast) exec_fast(pl, x, d);
     else exec_general(pl, x, d);

@@ -19,13 +19,27 @@
  * reversals; FFTW's ordered, strided transforms give steps 1 and 4
  * directly, so no bit reversal is left (the permutation is folded into the
  * redistribution and into the unpacking after it).
- * By default (p <= 8, n/p a power of two) steps 1-4 are fused into fewer
- * passes over memory: step 1 and the twiddle are one hand-written pass on
- * the sender, which writes block k straight into the buffer put to process
- * k; the receiver runs FFTW on the p received blocks (length n/p^2 each, in
- * place) and a last pass that applies the radix-p stage of the length-n/p
- * FFT and its twiddles, writing the output in natural order (no unpacking
- * pass). BSPFFT_NOFUSE selects steps 1-4 as listed.
+ * For p <= 8 the transform can be regrouped "transpose at the end" (the
+ * pull code, BSPFFT_PULL): every process runs one FFTW transform of length n/p on
+ * its whole local part (G_s = DFT_{n/p}(x_s), out of place into a
+ * registered buffer), syncs once, and then reads the others' G_q with
+ * bsp_direct_get in cache-sized chunks, applying the twiddles and the
+ * last radix-p stage as the chunks arrive:
+ *   y_r[m1 + B j] = sum_q w_p^(q j) w_n^(q (r + p m1)) G_q[r + p m1],
+ * B = n/p^2, written in natural order. No put, no copy of received blocks,
+ * no hand-written pass before the FFTW transform. bsp_direct_get reads
+ * shared memory at once on the pthread engine; on MPI it costs a round
+ * trip per chunk, so there BSPFFT_PUSH (or BSPFFT_BUFFERED) may be better.
+ * The push code (BSPFFT_PUSH; p <= 8, n/p a power of two) fuses steps 1-4 into
+ * fewer passes the other way round: step 1 and the twiddle are one
+ * hand-written pass on the sender, which writes block k straight into the
+ * buffer put to process k; the receiver runs FFTW on the p received blocks
+ * (length n/p^2 each, in place) and a last pass that applies the radix-p
+ * stage of the length-n/p FFT and its twiddles, writing the output in
+ * natural order (no unpacking pass). By default the push code runs where
+ * it measured faster on a 2-core, 32 MiB-L3 machine (16 n bytes <= 2 MiB, and
+ * 8 MiB < 16 n bytes <= 16 MiB), the pull code elsewhere (and whenever n/p
+ * is no power of two). BSPFFT_NOFUSE selects steps 1-4 as listed.
  * For p > sqrt(n) the same scheme runs with more, smaller radices: L local
  * passes of radix r_1 .. r_L (each dividing n/p, product n) separated by
  * L - 1 redistributions, the analogue of the paper's group-cyclic
@@ -52,12 +66,17 @@ enum {
     BSPFFT_ESTIMATE = 0,    /* FFTW_ESTIMATE plans (fast planning) */
     BSPFFT_MEASURE = 1,     /* FFTW_MEASURE plans (slow planning, faster transforms) */
     BSPFFT_GENERIC = 2,     /* force the general multi-pass code even when p^2 | n */
-    BSPFFT_BUFFERED = 4,    /* redistribute with bsp_put instead of bsp_hpput */
+    BSPFFT_BUFFERED = 4,    /* redistribute with bsp_put instead of bsp_hpput (a put code,
+                               never the pull code) */
     BSPFFT_FORWARD_ONLY = 8,/* plan the forward transform only (halves planning) */
     BSPFFT_PROFILE = 16,    /* accumulate the time of each phase (bspfft_profile) */
-    BSPFFT_NOFUSE = 32      /* p^2 | n: keep the FFTW short DFTs, unpacking pass and one
+    BSPFFT_NOFUSE = 32,     /* p^2 | n: keep the FFTW short DFTs, unpacking pass and one
                                length-n/p FFT instead of the fused passes (p <= 8, n/p a
                                power of two) */
+    BSPFFT_PUSH = 64,       /* p^2 | n, p <= 8, n/p a power of two: always the fused push
+                               code (sender pass + bsp_hpput) */
+    BSPFFT_PULL = 128       /* p^2 | n, p <= 8: always the pull code (bsp_direct_get); by
+                               default it is chosen by size (see above) */
 };
 
 typedef struct bspfft_plan bspfft_plan;

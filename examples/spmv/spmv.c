@@ -468,12 +468,15 @@ int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part)
         bsp_abort("spmv_setup: out of memory on pid %u\n", L->s);
     bsp_push_reg(L->x, L->ncols * sizeof *L->x);
     bsp_push_reg(L->recvbuf, L->recvlen * sizeof *L->recvbuf);
-    const int shared = L->p > 1 && spmv_hp_available();   /* the same on every process */
+    /* the same on every process; SUPERSTEP_SPMV_INPLACE=0 keeps the ghost
+     * copies (for comparisons and the tests of that path) */
+    const char *ip = getenv("SUPERSTEP_SPMV_INPLACE");
+    const int shared = L->p > 1 && spmv_hp_available() && !(ip && strcmp(ip, "0") == 0);
     if (shared) {
-        L->share = xcalloc(2, sizeof *L->share);
+        L->share = xcalloc(1, sizeof *L->share);
         if (!L->share) bsp_abort("spmv_setup: out of memory on pid %u\n", L->s);
         L->share[0] = (uint64_t)(uintptr_t)L->x;
-        bsp_push_reg(L->share, 2 * sizeof *L->share);
+        bsp_push_reg(L->share, sizeof *L->share);
     }
     bsp_sync();                                     /* registrations in force */
     if (shared) share_prepare(L);
@@ -489,24 +492,19 @@ int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part)
  * all of x on a power-law graph, so p copies compete for the shared cache
  * where a shared-memory loop keeps one (measured at p = 2: the product
  * over 4 10^6 nonzeros 17-22 ms with copies, 10-12 ms reading in place). */
-static void share_addresses(spmv_local *L, int buf)
-{
-    for (unsigned q = 0; q < L->p; ++q) {
-        uint64_t a = 0;
-        bsp_direct_get(q, L->share, (bsp_size_t)(buf * sizeof a), &a, sizeof a);
-        L->peer_x[(size_t)buf * L->p + q] = (const double *)(uintptr_t)a;
-    }
-}
-
 static void share_prepare(spmv_local *L)
 {
     unsigned bits = 0;
     while ((1u << bits) < L->p) ++bits;
     const unsigned sh = 32 - bits;
     const uint64_t lim = (uint64_t)1 << sh;
-    L->peer_x = xcalloc(2 * (size_t)L->p, sizeof *L->peer_x);
+    L->peer_x = xcalloc(L->p, sizeof *L->peer_x);
     if (!L->peer_x) bsp_abort("spmv_setup: out of memory on pid %u\n", L->s);
-    share_addresses(L, 0);
+    for (unsigned q = 0; q < L->p; ++q) {
+        uint64_t a = 0;
+        bsp_direct_get(q, L->share, 0, &a, sizeof a);
+        L->peer_x[q] = (const double *)(uintptr_t)a;
+    }
     /* packed columns; a process whose indices do not fit keeps the copies */
     const size_t nown = L->nown_x, nghost = L->ncols - nown;
     uint32_t *gmap = xmalloc((nghost ? nghost : 1) * sizeof *gmap);
@@ -530,13 +528,6 @@ static void share_prepare(spmv_local *L)
     }
     L->colz = colz;
     L->zshift = sh;
-}
-
-void spmv_share_second(spmv_local *L, double *x2)
-{
-    if (L->share) L->share[1] = (uint64_t)(uintptr_t)x2;
-    bsp_sync();
-    if (L->share) share_addresses(L, 1);
 }
 
 void spmv_free(spmv_local *L)
@@ -661,14 +652,14 @@ void spmv_local_kernel(const spmv_local *L)
     }
 }
 
+const double *const *spmv_inplace_x(const spmv_local *L)
+{
+    return L->colz && L->x == L->peer_x[L->s] ? L->peer_x : NULL;
+}
+
 void spmv_local_kernel_hp(spmv_local *L)
 {
-    const unsigned p = L->p;
-    const double *const *xb = NULL;
-    if (L->colz) {
-        if (L->x == L->peer_x[L->s]) xb = L->peer_x;
-        else if (L->x == L->peer_x[p + L->s]) xb = L->peer_x + p;
-    }
+    const double *const *xb = spmv_inplace_x(L);
     if (!xb) {
         spmv_fanin_direct(L);
         spmv_local_kernel(L);

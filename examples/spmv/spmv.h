@@ -80,8 +80,8 @@ typedef struct spmv_local {
      * spmv_local_kernel_hp */
     uint32_t *colz;                /* nnz: (owner << zshift) | index in the owner's x */
     unsigned zshift;
-    const double **peer_x;         /* 2 p: x of every process (buffer 0), second x (buffer 1) */
-    uint64_t *share;               /* registered: this process's two x addresses */
+    const double **peer_x;         /* p: the x of every process */
+    uint64_t *share;               /* registered: this process's x address */
     /* pid 0 only: every process's owned lists, for scatter and gather */
     size_t *root_nx, *root_ny;     /* p entries */
     uint32_t **root_gx, **root_gy; /* p lists */
@@ -98,9 +98,9 @@ spmv_variant spmv_default_variant(void);
 /* Distributes A (m x n, at pid 0) according to part (at pid 0; part->P must
  * equal bsp_nprocs()); other processes pass NULL for both. Sets the BSMP tag
  * size to 16 bytes (restored by spmv_free). Returns 0 on every process, or
- * -1 on every process (bad partition, out of memory). Four supersteps; on
- * the pthread engine (spmv_hp_available) with p > 1 also prepares the
- * shared-memory reads of spmv_local_kernel_hp (one more superstep). */
+ * -1 on every process (bad partition, out of memory). Four supersteps. On
+ * the pthread engine (spmv_hp_available) with p > 1 it also prepares the
+ * in-place reads of spmv_local_kernel_hp, unless SUPERSTEP_SPMV_INPLACE=0. */
 int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part);
 
 /* Scatters a vector distributed like x (length n at pid 0, NULL elsewhere)
@@ -134,17 +134,17 @@ void spmv_local_kernel(const spmv_local *L);          /* y = A_local x, no commu
  * x_j are the owners' current values. On shared memory (the pthread engine)
  * the product reads them straight from the owners' x, as a zero-copy
  * bsp_direct_get: no ghost copy, and all processes read one copy of every
- * x_j, so the caches hold x once, as in a shared-memory loop. L->x may be
- * the registered x or the second buffer given to spmv_share_second; the
- * owners' buffer of the same rank is read. Elsewhere (or when the local
- * indices do not fit the packed column format) it is spmv_fanin_direct
- * followed by spmv_local_kernel. Same contract as bsp_direct_get: the
- * owners must not change that buffer during the superstep. */
+ * x_j, so the caches hold x once, as in a shared-memory loop. Elsewhere
+ * (or when the local indices do not fit the packed column format, or L->x
+ * is not the registered x of spmv_setup) it is spmv_fanin_direct followed
+ * by spmv_local_kernel. Same contract as bsp_direct_get: the owners must
+ * not change their x during the superstep. */
 void spmv_local_kernel_hp(spmv_local *L);
-/* Collective, one superstep: makes x2 (ncols doubles, registered by the
- * caller; NULL for none) the second x buffer of every process for
- * spmv_local_kernel_hp (PageRank double-buffers x). */
-void spmv_share_second(spmv_local *L, double *x2);
+/* The x of every process, which spmv_local_kernel_hp reads in place,
+ * indexed by the owner in the packed columns (colz >> zshift; index colz &
+ * (2^zshift - 1)), or NULL where it copies ghosts instead. For algorithms that fuse
+ * their own work into the product's loop (PageRank). */
+const double *const *spmv_inplace_x(const spmv_local *L);
 void spmv_fanout(spmv_local *L, spmv_variant v);
 void spmv_accumulate(spmv_local *L, spmv_variant v);
 

@@ -1,8 +1,8 @@
 // BSP FFT: the library call and the SPMD-level plan against FFTW on the
 // whole vector, forward and backward, for P = 1..8, p <= sqrt(n) (one
 // redistribution) and p > sqrt(n) (several), both redistribution codes,
-// buffered and unbuffered puts, the fused and unfused one-redistribution
-// code, and unaligned local arrays.
+// buffered and unbuffered puts, the pull (bsp_direct_get), fused push and
+// unfused one-redistribution codes, and unaligned local arrays.
 #include "bspfft.h"
 #include "inprod.h"
 
@@ -189,6 +189,8 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(unsigned(BSPFFT_ESTIMATE), unsigned(BSPFFT_GENERIC),
                                          unsigned(BSPFFT_NOFUSE), unsigned(BSPFFT_BUFFERED),
                                          unsigned(BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PROFILE),
+                                         unsigned(BSPFFT_PUSH), unsigned(BSPFFT_PULL),
+                                         unsigned(BSPFFT_PULL | BSPFFT_PROFILE),
                                          unsigned(BSPFFT_GENERIC | BSPFFT_BUFFERED)),
                        ::testing::Values(0, 1)));
 
@@ -196,5 +198,27 @@ INSTANTIATE_TEST_SUITE_P(
     NonPowerOfTwo, FftSpmd,
     ::testing::Values(SCase{ 3, 576, BSPFFT_ESTIMATE, 0 }, SCase{ 3, 576, BSPFFT_GENERIC, 1 },
                       SCase{ 6, 288, BSPFFT_MEASURE, 0 }, SCase{ 8, 32, BSPFFT_BUFFERED, 1 }));
+
+// The pull code reads the others' outputs in chunks of 4096/p^2 elements
+// per block and forms its twiddles from runs of about sqrt(n/p): sizes with
+// several chunks, a partial last chunk (p = 3: B = 2048 is no multiple of
+// the chunk, 455), n/p no power of two (p = 3, 5) and p = 2, 3, 4, 5, 8,
+// forced with BSPFFT_PULL (the default picks push or pull by size) and by
+// default (n = 2^21, p = 2: pull); the push code on some of the sizes.
+INSTANTIATE_TEST_SUITE_P(
+    PullChunks, FftSpmd,
+    ::testing::Values(SCase{ 2, size_t(1) << 16, BSPFFT_PULL, 0 },
+                      SCase{ 2, size_t(1) << 16, BSPFFT_PUSH, 1 },
+                      SCase{ 2, size_t(1) << 16, BSPFFT_ESTIMATE, 1 },
+                      SCase{ 3, 9 * 2048, BSPFFT_PULL, 1 },
+                      SCase{ 3, 9 * 2048, BSPFFT_PROFILE, 0 },
+                      SCase{ 4, size_t(1) << 14, BSPFFT_PULL, 0 },
+                      SCase{ 4, size_t(1) << 14, BSPFFT_PUSH, 0 },
+                      SCase{ 5, 25 * 64, BSPFFT_PULL, 1 },
+                      SCase{ 8, 8192, BSPFFT_PULL, 1 },
+                      SCase{ 8, 8192, BSPFFT_PULL | BSPFFT_PROFILE, 0 },
+                      SCase{ 8, 8192, BSPFFT_PUSH | BSPFFT_BUFFERED, 0 },
+                      SCase{ 2, size_t(1) << 21, BSPFFT_ESTIMATE, 0 },
+                      SCase{ 2, size_t(1) << 21, BSPFFT_ESTIMATE, 1 }));
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <tuple>
 #include <vector>
@@ -104,6 +105,32 @@ TEST_P(PagerankBsp, MatchesSequential)
     for (size_t i = 0; i < r.size(); ++i) ASSERT_NEAR(ref[i], r[i], o.tol) << i;
     sp_part_free(&part);
     sp_free(&G);
+}
+
+// SPMV_HP's two row-partition paths: in place (one x buffer, two syncs per
+// iteration) and, with SUPERSTEP_SPMV_INPLACE=0, ghost copies with two x
+// buffers (one sync per iteration)
+TEST(Pagerank, RowPartitionHpWithAndWithoutInPlaceReads)
+{
+    if (!spmv_hp_available()) GTEST_SKIP() << "this engine has no bsp_direct_get";
+    Graph g;
+    ASSERT_EQ(0, sp_powerlaw(3000, 7.0, 2.3, 5, &g.A));
+    pr_opts o = pr_default_opts();
+    o.v = SPMV_HP;
+    std::vector<double> ref(3000);
+    pr_info si;
+    ASSERT_EQ(0, pagerank_seq(&g.A, &o, ref.data(), &si));
+    for (unsigned P : { 2u, 3u, 5u })
+        for (const char *inplace : { "1", "0" }) {
+            setenv("SUPERSTEP_SPMV_INPLACE", inplace, 1);
+            std::vector<double> r(3000, -1.0);
+            pr_info bi;
+            ASSERT_EQ(0, bsp_pagerank(&g.A, nullptr, &o, r.data(), P, &bi));
+            EXPECT_EQ(si.iters, bi.iters) << "P " << P << " in place " << inplace;
+            for (size_t i = 0; i < r.size(); ++i)
+                ASSERT_NEAR(ref[i], r[i], o.tol) << i << " P " << P << " in place " << inplace;
+        }
+    unsetenv("SUPERSTEP_SPMV_INPLACE");
 }
 
 INSTANTIATE_TEST_SUITE_P(All, PagerankBsp,
