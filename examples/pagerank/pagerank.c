@@ -157,9 +157,8 @@ static void pagerank_rows(spmv_local *L, const double *dinv, const pr_opts *o, d
         }
         const double vals[2] = { S_loc, diff_loc };
         ip_reducer_put(red, vals);
-        if (inplace) {}
-        else if (v == SPMV_HP) L->x = xs[cur ^= 1];
-        else spmv_fanin_get(L);
+        if (!inplace && v == SPMV_HP) L->x = xs[cur ^= 1];
+        else if (v != SPMV_HP) spmv_fanin_get(L);
         bsp_sync();
         if (inplace) {
             memcpy(L->x, L->y, nown * sizeof *L->x);
