@@ -36,9 +36,10 @@
 #define F_REHOOK ((uint64_t)1 << 6)   /* this episode is a rehook, not a sync */
 #define F_NOMBOX ((uint64_t)1 << 4)   /* has puts that are not in its mailboxes */
 #define F_INLINE ((uint64_t)1 << 7)   /* its puts lie in its own arrival line */
-/* With a line per process (P = 2, P > PT_PACKED_MAX) the words after a
- * process's two arrival words carry small puts to one destination, by
- * parity: they reach the reader with the arrival itself */
+/* With a line per process (P = 2, P > PT_PACKED_MAX) the 7 words after a
+ * process's arrival word of each parity carry small puts to one
+ * destination: they share the arrival's 64-byte line and so reach the
+ * reader with the arrival itself */
 #define PT_INLINE_WORDS 7
 /* bits 8..23: the destinations whose mailbox holds this process's puts
  * (pt_sync.c: the one-barrier path for small puts, P <= PT_MBOX_MAXP) */
@@ -108,7 +109,9 @@ struct pt_group {
 
 static inline _Atomic uint64_t *pt_word(struct pt_group *g, lpf_pid_t q, uint64_t e)
 {
-    return &g->words[(size_t)q * g->stride + (e & 1)];
+    /* stride 2: the pair shares a line; stride 16: each parity's word opens
+     * its own 64-byte line, followed by that parity's inline puts */
+    return &g->words[(size_t)q * g->stride + (e & 1) * (g->stride >> 1)];
 }
 
 /* BSP processes alive in this program (for the spin-or-yield decision) */

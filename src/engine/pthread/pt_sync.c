@@ -198,7 +198,7 @@ static inline char *mbox_of(struct pt_group *g, lpf_pid_t src, lpf_pid_t dst, in
 
 static inline char *inline_of(struct pt_group *g, lpf_pid_t src, int par)
 {
-    return (char *)&g->words[(size_t)src * g->stride + 2 + (size_t)par * PT_INLINE_WORDS];
+    return (char *)&g->words[(size_t)src * g->stride + (size_t)par * (g->stride >> 1) + 1];
 }
 
 /* records and data of the puts to d, from o on; returns the end */
