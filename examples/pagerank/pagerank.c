@@ -97,11 +97,12 @@ int pagerank_seq(const sp_crs *A, const pr_opts *o, double *r, pr_info *info)
  * into a second registered buffer while the others still read the current
  * one with bsp_direct_get, and the two buffers swap at every sync.
  * inplace (SPMV_HP, every process reads x in place: spmv_inplace_x): the
- * update rides in the product's loop (rows are the owned nodes, in x's
- * order: no y pass) and writes the next x to y; after the sync (nobody
- * reads x any more) the owners copy it into x and sync again. One x buffer
- * instead of two: at p = 2 the iteration ran about 10% faster so (fewer
- * lines of x compete for the cache), for one more sync (0.1 us). */
+ * update of r rides in the product's loop (rows are the owned nodes, in
+ * x's order: no y pass); after a sync (nobody reads x any more) the owners
+ * write the next x from r, as the shared-memory loop does, and the second
+ * sync carries the reduction. One x buffer instead of two: at p = 2 the
+ * iteration ran about 10% faster so (fewer lines of x compete for the
+ * cache), for one more sync (0.1 us). */
 static void pagerank_rows(spmv_local *L, const double *dinv, const pr_opts *o, double *r,
                           ip_reducer *red, double *x2, int inplace, int *iters, double *diff)
 {
@@ -125,22 +126,22 @@ static void pagerank_rows(spmv_local *L, const double *dinv, const pr_opts *o, d
         double diff_loc = 0;
         S_loc = 0;
         if (inplace) {
-            const double *const *xb = spmv_inplace_x(L);
+            const double *xall = spmv_inplace_x(L);
             const size_t *rp = L->rowptr;
             const uint32_t *colz = L->colz;
             const double *val = L->val;
-            const unsigned sh = L->zshift;
-            const uint32_t mask = (uint32_t)(((uint64_t)1 << sh) - 1);
-            double *xn = L->y;
             for (size_t t = 0; t < nown; ++t) {
                 double s = 0.0;
                 for (size_t k = rp[t]; k < rp[t + 1]; ++k)
-                    s += val[k] * xb[colz[k] >> sh][colz[k] & mask];
+                    s += val[k] * xall[colz[k]];
                 const double rn = o->alpha * s + c;
                 diff_loc += fabs(rn - r[t]);
                 r[t] = rn;
-                if (dinv[t] == 0.0) S_loc += rn;
-                xn[t] = rn * dinv[t];
+            }
+            bsp_sync();   /* nobody reads x any more: the owners may write the next one */
+            for (size_t t = 0; t < nown; ++t) {
+                if (dinv[t] == 0.0) S_loc += r[t];
+                L->x[t] = r[t] * dinv[t];
             }
         } else {
             if (v == SPMV_HP) spmv_local_kernel_hp(L);
@@ -160,10 +161,6 @@ static void pagerank_rows(spmv_local *L, const double *dinv, const pr_opts *o, d
         if (!inplace && v == SPMV_HP) L->x = xs[cur ^= 1];
         else if (v != SPMV_HP) spmv_fanin_get(L);
         bsp_sync();
-        if (inplace) {
-            memcpy(L->x, L->y, nown * sizeof *L->x);
-            bsp_sync();
-        }
         ip_reducer_sum(red, glob);   /* identical on every process */
         ++it;
         if (glob[1] < o->tol) break;

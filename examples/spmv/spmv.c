@@ -17,7 +17,7 @@
 enum { MSG_HDR = 1, MSG_ROWPTR, MSG_COL, MSG_VAL, MSG_FANIN, MSG_FANOUT, MSG_RECV, MSG_GX, MSG_GY,
        MSG_VEC, NMSG };
 enum { H_STATUS, H_M, H_N, H_NOWNX, H_NOWNY, H_NCOLS, H_NROWS, H_NNZ, H_NFANIN, H_NFANOUT, H_NRECV,
-       H_RECVLEN, H_COUNT };
+       H_RECVLEN, H_XALL, H_XOFF, H_COUNT };
 
 typedef struct msgtag {
     uint64_t id, aux;
@@ -369,6 +369,26 @@ static void send_array(unsigned q, qbuild *b, int id, const void *data, size_t b
 
 static void share_prepare(spmv_local *L);
 
+/* pid 0, pthread engine: one allocation holds the x (owned and ghosts) of
+ * every process, each a slice at an offset sent in its header, so that a
+ * column anywhere is one 32-bit index from one base (share_prepare). NULL
+ * (every process allocates its own x) when the indices would not fit. */
+static double *xall_alloc(build *B)
+{
+    size_t total = 0;
+    for (unsigned q = 0; q < B->P; ++q) total += B->q[q].hdr[H_NCOLS];
+    if (total >= ((uint64_t)1 << 32)) return NULL;
+    double *xall = xcalloc(total, sizeof *xall);
+    if (!xall) return NULL;
+    size_t off = 0;
+    for (unsigned q = 0; q < B->P; ++q) {
+        B->q[q].hdr[H_XALL] = (uint64_t)(uintptr_t)xall;
+        B->q[q].hdr[H_XOFF] = off;
+        off += B->q[q].hdr[H_NCOLS];
+    }
+    return xall;
+}
+
 int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part)
 {
     memset(L, 0, sizeof *L);
@@ -382,7 +402,13 @@ int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part)
     uint64_t fail[H_COUNT] = { 1 };
     msgtag failtag = { MSG_HDR, 0 };
     int root_ok = 0;
+    /* the same on every process; SUPERSTEP_SPMV_INPLACE=0 keeps the ghost
+     * copies (for comparisons and the tests of that path) */
+    const char *ip = getenv("SUPERSTEP_SPMV_INPLACE");
+    const int shared = L->p > 1 && spmv_hp_available() && !(ip && strcmp(ip, "0") == 0);
+    double *xall = NULL;
     if (L->s == 0) root_ok = part_valid(A, part, L->p) && build_all(&B, A, part) == 0;
+    if (L->s == 0 && root_ok && shared) xall = xall_alloc(&B);
     bsp_sync();                                     /* the tag size is in force */
     if (L->s == 0)
         for (unsigned q = 0; q < L->p; ++q) {
@@ -403,6 +429,7 @@ int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part)
             send_array(q, b, MSG_GY, B.gy[q], h[H_NOWNY] * sizeof *B.gy[q]);
         }
     bsp_sync();                                     /* the local parts arrive */
+    if (L->s == 0) L->xall_owned = xall;
     if (L->s == 0 && root_ok) {
         /* keep every process's owned lists for scatter and gather */
         L->root_nx = B.nx;
@@ -461,43 +488,39 @@ int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part)
     L->gx = arrays[MSG_GX];
     L->gy = arrays[MSG_GY];
     if (!L->rowptr) L->rowptr = xcalloc(1, sizeof *L->rowptr);
-    L->x = xcalloc(L->ncols, sizeof *L->x);
+    L->xall = (double *)(uintptr_t)hdr[H_XALL];
+    L->x = L->xall ? L->xall + hdr[H_XOFF] : xcalloc(L->ncols, sizeof *L->x);
     L->y = xcalloc(L->nrows, sizeof *L->y);
     L->recvbuf = xcalloc(L->recvlen, sizeof *L->recvbuf);
     if (!L->rowptr || !L->x || !L->y || !L->recvbuf)
         bsp_abort("spmv_setup: out of memory on pid %u\n", L->s);
     bsp_push_reg(L->x, L->ncols * sizeof *L->x);
     bsp_push_reg(L->recvbuf, L->recvlen * sizeof *L->recvbuf);
-    /* the same on every process; SUPERSTEP_SPMV_INPLACE=0 keeps the ghost
-     * copies (for comparisons and the tests of that path) */
-    const char *ip = getenv("SUPERSTEP_SPMV_INPLACE");
-    const int shared = L->p > 1 && spmv_hp_available() && !(ip && strcmp(ip, "0") == 0);
-    if (shared) {
+    if (L->xall) {
         L->share = xcalloc(1, sizeof *L->share);
         if (!L->share) bsp_abort("spmv_setup: out of memory on pid %u\n", L->s);
         L->share[0] = (uint64_t)(uintptr_t)L->x;
         bsp_push_reg(L->share, sizeof *L->share);
     }
     bsp_sync();                                     /* registrations in force */
-    if (shared) share_prepare(L);
+    if (L->xall) share_prepare(L);
     return 0;
 }
 
 /* Shared-memory reads. On the pthread engine all processes are threads of
  * one address space, so an owner's x can be read in place by the local
- * product, under bsp_direct_get's contract. Every process learns the
- * owners' x addresses by bsp_direct_get of their registered `share` words,
- * and packs each nonzero's column as (owner, index in the owner's x) in 32
- * bits. Why: with ghost copies every process keeps its own copy of nearly
- * all of x on a power-law graph, so p copies compete for the shared cache
- * where a shared-memory loop keeps one (measured at p = 2: the product
- * over 4 10^6 nonzeros 17-22 ms with copies, 10-12 ms reading in place). */
+ * product, under bsp_direct_get's contract. The x of all processes are
+ * slices of one allocation (xall_alloc); every process learns the owners'
+ * slices by bsp_direct_get of their registered `share` words and rewrites
+ * each nonzero's column as the index of that x_j from the common base.
+ * Why: with ghost copies every process keeps its own copy of nearly all of
+ * x on a power-law graph, so p copies compete for the shared cache where a
+ * shared-memory loop keeps one (measured at p = 2: the product over 4 10^6
+ * nonzeros 17-22 ms with copies, 10-12 ms reading in place); and one base
+ * instead of a table of p bases (owner, index) keeps the inner loop that of
+ * a plain CRS product (a table lookup per nonzero made it 30% slower). */
 static void share_prepare(spmv_local *L)
 {
-    unsigned bits = 0;
-    while ((1u << bits) < L->p) ++bits;
-    const unsigned sh = 32 - bits;
-    const uint64_t lim = (uint64_t)1 << sh;
     L->peer_x = xcalloc(L->p, sizeof *L->peer_x);
     if (!L->peer_x) bsp_abort("spmv_setup: out of memory on pid %u\n", L->s);
     for (unsigned q = 0; q < L->p; ++q) {
@@ -505,29 +528,26 @@ static void share_prepare(spmv_local *L)
         bsp_direct_get(q, L->share, 0, &a, sizeof a);
         L->peer_x[q] = (const double *)(uintptr_t)a;
     }
-    /* packed columns; a process whose indices do not fit keeps the copies */
     const size_t nown = L->nown_x, nghost = L->ncols - nown;
     uint32_t *gmap = xmalloc((nghost ? nghost : 1) * sizeof *gmap);
     uint32_t *colz = xmalloc((L->nnz ? L->nnz : 1) * sizeof *colz);
-    int fits = gmap && colz && nown <= lim;
-    for (size_t f = 0; fits && f < L->nfanin; ++f) {
-        const spmv_range *r = &L->fanin[f];
-        if (r->remote + r->len > lim) fits = 0;
-        for (size_t i = 0; fits && i < r->len; ++i)
-            gmap[r->local - nown + i] = (uint32_t)((r->pid << sh) | (r->remote + i));
-    }
-    const uint64_t self = (uint64_t)L->s << sh;
-    for (size_t k = 0; fits && k < L->nnz; ++k) {
-        const uint32_t c = L->col[k];
-        colz[k] = c < nown ? (uint32_t)(self | c) : gmap[c - nown];
-    }
-    free(gmap);
-    if (!fits) {
+    if (!gmap || !colz) {     /* keep the copies */
+        free(gmap);
         free(colz);
         return;
     }
+    for (size_t f = 0; f < L->nfanin; ++f) {
+        const spmv_range *r = &L->fanin[f];
+        const size_t base = (size_t)(L->peer_x[r->pid] - L->xall) + r->remote;
+        for (size_t i = 0; i < r->len; ++i) gmap[r->local - nown + i] = (uint32_t)(base + i);
+    }
+    const size_t self = (size_t)(L->x - L->xall);
+    for (size_t k = 0; k < L->nnz; ++k) {
+        const uint32_t c = L->col[k];
+        colz[k] = c < nown ? (uint32_t)(self + c) : gmap[c - nown];
+    }
+    free(gmap);
     L->colz = colz;
-    L->zshift = sh;
 }
 
 void spmv_free(spmv_local *L)
@@ -539,7 +559,9 @@ void spmv_free(spmv_local *L)
     bsp_set_tagsize(&ts);
     bsp_sync();
     free(L->rowptr); free(L->col); free(L->val);
-    free(L->x); free(L->y);
+    if (!L->xall) free(L->x);
+    free(L->xall_owned);   /* pid 0: every process's x (all passed the sync above) */
+    free(L->y);
     free(L->fanin); free(L->fanout); free(L->recv);
     free(L->recvbuf);
     free(L->gx); free(L->gy);
@@ -652,15 +674,15 @@ void spmv_local_kernel(const spmv_local *L)
     }
 }
 
-const double *const *spmv_inplace_x(const spmv_local *L)
+const double *spmv_inplace_x(const spmv_local *L)
 {
-    return L->colz && L->x == L->peer_x[L->s] ? L->peer_x : NULL;
+    return L->colz && L->x == L->peer_x[L->s] ? L->xall : NULL;
 }
 
 void spmv_local_kernel_hp(spmv_local *L)
 {
-    const double *const *xb = spmv_inplace_x(L);
-    if (!xb) {
+    const double *xall = spmv_inplace_x(L);
+    if (!xall) {
         spmv_fanin_direct(L);
         spmv_local_kernel(L);
         return;
@@ -668,15 +690,10 @@ void spmv_local_kernel_hp(spmv_local *L)
     const size_t *rp = L->rowptr;
     const uint32_t *colz = L->colz;
     const double *val = L->val;
-    const unsigned sh = L->zshift;
-    const uint32_t mask = (uint32_t)(((uint64_t)1 << sh) - 1);
     double *y = L->y;
     for (size_t r = 0; r < L->nrows; ++r) {
         double s = 0.0;
-        for (size_t k = rp[r]; k < rp[r + 1]; ++k) {
-            const uint32_t c = colz[k];
-            s += val[k] * xb[c >> sh][c & mask];
-        }
+        for (size_t k = rp[r]; k < rp[r + 1]; ++k) s += val[k] * xall[colz[k]];
         y[r] = s;
     }
 }

@@ -78,8 +78,9 @@ typedef struct spmv_local {
     size_t tagsize_old;            /* restored by spmv_free */
     /* shared-memory reads (pthread engine only; NULL elsewhere): see
      * spmv_local_kernel_hp */
-    uint32_t *colz;                /* nnz: (owner << zshift) | index in the owner's x */
-    unsigned zshift;
+    uint32_t *colz;                /* nnz: index of the column's x_j from xall */
+    double *xall;                  /* one allocation: the x of all processes, x a slice */
+    double *xall_owned;            /* pid 0: that allocation, freed by spmv_free */
     const double **peer_x;         /* p: the x of every process */
     uint64_t *share;               /* registered: this process's x address */
     /* pid 0 only: every process's owned lists, for scatter and gather */
@@ -140,11 +141,11 @@ void spmv_local_kernel(const spmv_local *L);          /* y = A_local x, no commu
  * by spmv_local_kernel. Same contract as bsp_direct_get: the owners must
  * not change their x during the superstep. */
 void spmv_local_kernel_hp(spmv_local *L);
-/* The x of every process, which spmv_local_kernel_hp reads in place,
- * indexed by the owner in the packed columns (colz >> zshift; index colz &
- * (2^zshift - 1)), or NULL where it copies ghosts instead. For algorithms that fuse
- * their own work into the product's loop (PageRank). */
-const double *const *spmv_inplace_x(const spmv_local *L);
+/* The common base of every process's x (one allocation on the pthread
+ * engine), which spmv_local_kernel_hp reads in place as xall[colz[k]], or
+ * NULL where it copies ghosts instead. For algorithms that fuse their own
+ * work into the product's loop (PageRank). */
+const double *spmv_inplace_x(const spmv_local *L);
 void spmv_fanout(spmv_local *L, spmv_variant v);
 void spmv_accumulate(spmv_local *L, spmv_variant v);
 
