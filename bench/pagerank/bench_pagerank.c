@@ -11,7 +11,11 @@
  * the machine's load affects all codes alike. max_diff: largest
  * |r_bsp - r_seq|; min_*: the fastest round.
  * Usage: bench_pagerank [-p P] [-rounds R] [-tol T] [-m GRAPH]... [-part rows|2d]... [-v hp|getput]...
- *   defaults: -m powerlaw:1000000:8, -part rows, both -v, tol 1e-10
+ *                       [-omp-huge 0|1]
+ *   defaults: -m powerlaw:1000000:8, -part rows, both -v, tol 1e-10, -omp-huge 0
+ * -omp-huge 1 gives the OpenMP code's x the huge pages that the BSP code's
+ * x gets on the pthread engine (app_huge_alloc), for a like-for-like
+ * comparison; 0 (default) is the plain malloc a user's loop would have.
  */
 #include "pagerank.h"
 
@@ -68,7 +72,7 @@ static int pagerank_omp(const sp_crs *G, const double *dinv, const pr_opts *o, d
 int main(int argc, char **argv)
 {
     unsigned P = 2;
-    int rounds = 3, nmat = 0, npart = 0, nvar = 0, parts[4], vars[2];
+    int rounds = 3, nmat = 0, npart = 0, nvar = 0, parts[4], vars[2], omp_huge = 0;
     double tol = 1e-10;
     const char *mats[8];
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -76,6 +80,7 @@ int main(int argc, char **argv)
         if (strcmp(a, "-p") == 0) P = (unsigned)atoi(v);
         else if (strcmp(a, "-rounds") == 0) rounds = atoi(v) > 0 ? atoi(v) : 1;
         else if (strcmp(a, "-tol") == 0) tol = atof(v);
+        else if (strcmp(a, "-omp-huge") == 0) omp_huge = atoi(v) != 0;
         else if (strcmp(a, "-m") == 0 && nmat < 8) mats[nmat++] = v;
         else if (strcmp(a, "-part") == 0 && npart < 4 && sp_part_kind_from_name(v) >= 0)
             parts[npart++] = sp_part_kind_from_name(v);
@@ -83,7 +88,7 @@ int main(int argc, char **argv)
             vars[nvar++] = strcmp(v, "hp") == 0 ? SPMV_HP : SPMV_GETPUT;
         else {
             fprintf(stderr, "usage: %s [-p P] [-rounds R] [-tol T] [-m GRAPH]... [-part rows|2d]... "
-                            "[-v hp|getput]...\n", argv[0]);
+                            "[-v hp|getput]... [-omp-huge 0|1]\n", argv[0]);
             return 2;
         }
     }
@@ -106,7 +111,8 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < G.nnz; ++k) G.val[k] = 1.0;
         const size_t n = A.n;
         double *dinv = malloc(n * sizeof *dinv), *r = malloc(n * sizeof *r), *ref = malloc(n * sizeof *r);
-        double *x = malloc(n * sizeof *x);
+        app_huge xmem = { NULL, 0 };
+        double *x = omp_huge ? app_huge_alloc(n * sizeof *x, &xmem) : malloc(n * sizeof *x);
         pr_inverse_degrees(&A, dinv);
         pr_opts o = pr_default_opts();
         o.tol = tol;
@@ -144,11 +150,11 @@ int main(int argc, char **argv)
                 const double t = app_median(tb[pi][vi], rounds);
                 printf("{\"bench\":\"pagerank\",\"graph\":\"%s\",\"n\":%zu,\"links\":%zu,\"p\":%u,"
                        "\"part\":\"%s\",\"variant\":\"%s\",\"tol\":%.0e,\"iters\":%d,\"iters_bsp\":%d,"
-                       "\"rounds\":%d,\"t_seq\":%.4e,\"t_omp\":%.4e,\"t_bsp\":%.4e,\"speedup_bsp\":%.3f,"
+                       "\"rounds\":%d,\"omp_huge\":%d,\"t_seq\":%.4e,\"t_omp\":%.4e,\"t_bsp\":%.4e,\"speedup_bsp\":%.3f,"
                        "\"speedup_omp\":%.3f,\"bsp_vs_omp\":%.3f,\"max_diff\":%.1e,"
                        "\"min_seq\":%.4e,\"min_omp\":%.4e,\"min_bsp\":%.4e}\n",
                        mats[mi], n, A.nnz, P, sp_part_kind_name((sp_part_kind)parts[pi]),
-                       vars[vi] == SPMV_HP ? "hp" : "getput", tol, iters, bit[pi][vi], rounds, ts, to, t,
+                       vars[vi] == SPMV_HP ? "hp" : "getput", tol, iters, bit[pi][vi], rounds, omp_huge, ts, to, t,
                        ts / t, ts / to, to / t, maxdiff[pi][vi], minimum(tseq, rounds),
                        minimum(tomp, rounds), minimum(tb[pi][vi], rounds));
                 fflush(stdout);
@@ -156,7 +162,9 @@ int main(int argc, char **argv)
             }
             sp_part_free(&part[pi]);
         }
-        free(tseq); free(tomp); free(dinv); free(r); free(ref); free(x);
+        free(tseq); free(tomp); free(dinv); free(r); free(ref);
+        if (omp_huge) app_huge_free(&xmem);
+        else free(x);
         sp_free(&A);
         sp_free(&G);
     }

@@ -1,7 +1,7 @@
 /*
  * Small helpers shared by the example applications and their benchmarks:
- * a monotonic timer, a reproducible random generator, and median of
- * repeated timings. Header-only; public C only.
+ * a monotonic timer, a reproducible random generator, median of repeated
+ * timings, and zeroed arrays on huge pages. Header-only; public C only.
  */
 #ifndef SUPERSTEP_APP_UTIL_H
 #define SUPERSTEP_APP_UTIL_H
@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* seconds from a monotonic clock */
 static inline double app_now(void)
@@ -44,6 +47,50 @@ static inline double app_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, app_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* A zeroed array of `bytes` for random access (the x of a sparse product):
+ * on Linux, 2 MiB aligned and advised for transparent huge pages, so that
+ * gathers over megabytes miss the TLB far less (with THP in "madvise"
+ * mode, as on Debian, plain malloc gets 4 KiB pages). Elsewhere, or when
+ * smaller than one huge page, calloc. Release with app_huge_free. */
+typedef struct app_huge {
+    void *map;      /* what to release */
+    size_t len;     /* mapping length; 0: map came from calloc */
+} app_huge;
+
+static inline void *app_huge_alloc(size_t bytes, app_huge *h)
+{
+    h->map = NULL;
+    h->len = 0;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= huge) {
+        const size_t len = bytes + huge;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+            char *a = (char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+            (void)madvise(a, bytes, MADV_HUGEPAGE);   /* advice only: failure is harmless */
+            h->map = m;
+            h->len = len;
+            return a;
+        }
+    }
+#endif
+    h->map = calloc(bytes ? bytes : 1, 1);
+    return h->map;
+}
+
+static inline void app_huge_free(app_huge *h)
+{
+#if defined(__linux__)
+    if (h->len) munmap(h->map, h->len);
+    else free(h->map);
+#else
+    free(h->map);
+#endif
+    h->map = NULL;
+    h->len = 0;
 }
 
 #endif

@@ -373,12 +373,14 @@ static void share_prepare(spmv_local *L);
  * every process, each a slice at an offset sent in its header, so that a
  * column anywhere is one 32-bit index from one base (share_prepare). NULL
  * (every process allocates its own x) when the indices would not fit. */
-static double *xall_alloc(build *B)
+static double *xall_alloc(build *B, app_huge *h)
 {
     size_t total = 0;
     for (unsigned q = 0; q < B->P; ++q) total += B->q[q].hdr[H_NCOLS];
     if (total >= ((uint64_t)1 << 32)) return NULL;
-    double *xall = xcalloc(total, sizeof *xall);
+    /* on huge pages: the product gathers from all of it (at p = 2 on a
+     * power-law graph the product ran ~10% faster so) */
+    double *xall = app_huge_alloc(total * sizeof *xall, h);
     if (!xall) return NULL;
     size_t off = 0;
     for (unsigned q = 0; q < B->P; ++q) {
@@ -406,9 +408,9 @@ int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part)
      * copies (for comparisons and the tests of that path) */
     const char *ip = getenv("SUPERSTEP_SPMV_INPLACE");
     const int shared = L->p > 1 && spmv_hp_available() && !(ip && strcmp(ip, "0") == 0);
-    double *xall = NULL;
+    app_huge xall_mem = { NULL, 0 };
     if (L->s == 0) root_ok = part_valid(A, part, L->p) && build_all(&B, A, part) == 0;
-    if (L->s == 0 && root_ok && shared) xall = xall_alloc(&B);
+    if (L->s == 0 && root_ok && shared) (void)xall_alloc(&B, &xall_mem);
     bsp_sync();                                     /* the tag size is in force */
     if (L->s == 0)
         for (unsigned q = 0; q < L->p; ++q) {
@@ -429,7 +431,7 @@ int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part)
             send_array(q, b, MSG_GY, B.gy[q], h[H_NOWNY] * sizeof *B.gy[q]);
         }
     bsp_sync();                                     /* the local parts arrive */
-    if (L->s == 0) L->xall_owned = xall;
+    if (L->s == 0) L->xall_mem = xall_mem;
     if (L->s == 0 && root_ok) {
         /* keep every process's owned lists for scatter and gather */
         L->root_nx = B.nx;
@@ -560,7 +562,7 @@ void spmv_free(spmv_local *L)
     bsp_sync();
     free(L->rowptr); free(L->col); free(L->val);
     if (!L->xall) free(L->x);
-    free(L->xall_owned);   /* pid 0: every process's x (all passed the sync above) */
+    app_huge_free(&L->xall_mem);   /* pid 0: every process's x (all passed the sync above) */
     free(L->y);
     free(L->fanin); free(L->fanout); free(L->recv);
     free(L->recvbuf);

@@ -41,6 +41,8 @@
 
 #include "sparse.h"
 
+#include <app_util.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,7 +82,7 @@ typedef struct spmv_local {
      * spmv_local_kernel_hp */
     uint32_t *colz;                /* nnz: index of the column's x_j from xall */
     double *xall;                  /* one allocation: the x of all processes, x a slice */
-    double *xall_owned;            /* pid 0: that allocation, freed by spmv_free */
+    app_huge xall_mem;             /* pid 0: that allocation, released by spmv_free */
     const double **peer_x;         /* p: the x of every process */
     uint64_t *share;               /* registered: this process's x address */
     /* pid 0 only: every process's owned lists, for scatter and gather */
