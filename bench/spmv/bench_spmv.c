@@ -11,7 +11,10 @@
  * pid 0 from a common start (a sync) to the end of the product's last
  * superstep, with the distributed data in place (distribution untimed).
  * Usage: bench_spmv [-p P] [-reps R] [-m MATRIX]... [-part rows|cols|2d]... [-v getput|hp]...
- *   defaults: -m lap2d:2048 -m lap3d:160 -m powerlaw:2000000:8, -part rows -part 2d, both -v
+ *                   [-omp-huge 0|1]
+ *   defaults: -m lap2d:2048 -m lap3d:160 -m powerlaw:2000000:8, -part rows -part 2d, both -v,
+ *   -omp-huge 0. -omp-huge 1 gives the x of the sequential and OpenMP loops the huge pages
+ *   that the BSP code's x gets on the pthread engine (app_huge_alloc): like for like.
  */
 #include "inprod.h"
 #include "sparse.h"
@@ -86,7 +89,7 @@ static void spmv_omp(const sp_crs *A, const double *x, double *y)
 int main(int argc, char **argv)
 {
     unsigned P = 2;
-    int reps = 0, rounds = 3;
+    int reps = 0, rounds = 3, omp_huge = 0;
     const char *mats[16];
     int nmat = 0, parts[8], npart = 0, vars[2], nvar = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -95,13 +98,14 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-reps") == 0) reps = atoi(v);
         else if (strcmp(a, "-rounds") == 0) rounds = atoi(v) > 0 ? atoi(v) : 1;
         else if (strcmp(a, "-m") == 0 && nmat < 16) mats[nmat++] = v;
+        else if (strcmp(a, "-omp-huge") == 0) omp_huge = atoi(v) != 0;
         else if (strcmp(a, "-part") == 0 && npart < 8 && sp_part_kind_from_name(v) >= 0)
             parts[npart++] = sp_part_kind_from_name(v);
         else if (strcmp(a, "-v") == 0 && nvar < 2 && (!strcmp(v, "hp") || !strcmp(v, "getput")))
             vars[nvar++] = strcmp(v, "hp") == 0 ? SPMV_HP : SPMV_GETPUT;
         else {
             fprintf(stderr, "usage: %s [-p P] [-reps R] [-rounds N] [-m MATRIX]... "
-                            "[-part rows|cols|2d]... [-v getput|hp]...\n", argv[0]);
+                            "[-part rows|cols|2d]... [-v getput|hp]... [-omp-huge 0|1]\n", argv[0]);
             return 2;
         }
     }
@@ -130,7 +134,9 @@ int main(int argc, char **argv)
         if (strncmp(mats[mi], "powerlaw:", 9) == 0) sp_randomize_values(&A, 7);
         int R = reps > 0 ? reps : (int)(1e9 / (double)(A.nnz + 1) / rounds);
         if (reps <= 0) R = R < 15 ? 15 : R > 501 ? 501 : R;
-        double *x = malloc(A.n * sizeof *x), *y = malloc(A.m * sizeof *y), *yb = malloc(A.m * sizeof *yb);
+        app_huge xmem = { NULL, 0 };
+        double *x = omp_huge ? app_huge_alloc(A.n * sizeof *x, &xmem) : malloc(A.n * sizeof *x);
+        double *y = malloc(A.m * sizeof *y), *yb = malloc(A.m * sizeof *yb);
         uint64_t rng = 5;
         for (size_t j = 0; j < A.n; ++j) x[j] = app_rand01(&rng);
         double *tb[8][2];
@@ -181,11 +187,11 @@ int main(int argc, char **argv)
                 const double t = app_median(tb[pi][vi], K);
                 printf("{\"bench\":\"spmv\",\"matrix\":\"%s\",\"m\":%zu,\"nnz\":%zu,\"p\":%u,"
                        "\"part\":\"%s\",\"variant\":\"%s\",\"volume\":%zu,\"max_nnz\":%zu,\"samples\":%d,"
-                       "\"t_seq\":%.4e,\"t_omp\":%.4e,\"t_bsp\":%.4e,\"speedup_bsp\":%.3f,"
+                       "\"omp_huge\":%d,\"t_seq\":%.4e,\"t_omp\":%.4e,\"t_bsp\":%.4e,\"speedup_bsp\":%.3f,"
                        "\"speedup_omp\":%.3f,\"bsp_vs_omp\":%.3f,\"gflops_bsp\":%.3f,\"max_err\":%.1e,"
                        "\"min_seq\":%.4e,\"min_omp\":%.4e,\"min_bsp\":%.4e}\n",
                        mats[mi], A.m, A.nnz, P, sp_part_kind_name((sp_part_kind)parts[pi]),
-                       vars[vi] == SPMV_HP ? "hp" : "getput", st[pi].volume, st[pi].max_nnz, K, t_seq,
+                       vars[vi] == SPMV_HP ? "hp" : "getput", st[pi].volume, st[pi].max_nnz, K, omp_huge, t_seq,
                        t_omp, t, t_seq / t, t_seq / t_omp, t_omp / t, 2.0 * (double)A.nnz / t * 1e-9,
                        maxerr, m_seq, m_omp, m);
                 fflush(stdout);
@@ -193,7 +199,9 @@ int main(int argc, char **argv)
             }
             sp_part_free(&part[pi]);
         }
-        free(ts); free(to); free(x); free(y); free(yb);
+        free(ts); free(to); free(y); free(yb);
+        if (omp_huge) app_huge_free(&xmem);
+        else free(x);
         sp_free(&A);
     }
     return 0;
