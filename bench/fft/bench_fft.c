@@ -16,11 +16,14 @@
  * wisdom), so that a change in the machine's load affects them alike.
  * Usage: bench_fft [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R]
  *                  [-estimate] [-generic] [-buffered] [-nofuse] [-push] [-profile]
- *                  [-wisdom FILE]
+ *                  [-wisdom FILE] [-huge]
  * -wisdom FILE imports FFTW wisdom from FILE (when it exists) and exports
  * it there at the end: later runs skip the long FFTW_MEASURE planning of
  * the large sizes, and runs that share the file use the same FFTW plans
  * (less spread between runs that compare two builds).
+ * -huge advises huge pages for the FFTW baselines' arrays and the BSP
+ * code's x too (the BSP FFT's own big buffers always get them; with THP in
+ * "madvise" mode nothing else does): like for like.
  * -profile adds "phases_max": the largest over the processes of the seconds
  * per transform in the local passes before the redistribution, the
  * redistribution (puts + sync, which includes waiting for the slowest), the
@@ -38,6 +41,8 @@
 #include <string.h>
 
 #define MAXSIZES 40
+
+static int huge_all;   /* -huge */
 
 typedef struct config {
     unsigned P, flags;
@@ -91,6 +96,7 @@ static void bsp_part(void)
         }
         double *x = fftw_malloc(2 * N * sizeof *x);
         if (!x) bsp_abort("out of memory\n");
+        if (huge_all) app_huge_advise(x, 2 * N * sizeof *x);
         fill(x, s, p, N);   /* cyclic: x[t] = global s + p t */
         const int reps = reps_for(n, par[3]);
         double *t = malloc((size_t)reps * sizeof *t);
@@ -132,6 +138,10 @@ static void time_fftw(size_t n, int threads, unsigned planner, int reps, double 
 {
     fftw_plan_with_nthreads(threads);
     fftw_complex *in = fftw_malloc(n * sizeof *in), *out = fftw_malloc(n * sizeof *out);
+    if (huge_all) {
+        app_huge_advise(in, n * sizeof *in);
+        app_huge_advise(out, n * sizeof *out);
+    }
     fftw_plan pl = fftw_plan_dft_1d((int)n, in, out, FFTW_FORWARD, planner);
     fill((double *)in, 0, 1, n);
     for (int r = -2; r < reps; ++r) {
@@ -169,12 +179,13 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-profile") == 0) c.flags |= BSPFFT_PROFILE;
         else if (strcmp(a, "-nofuse") == 0) c.flags |= BSPFFT_NOFUSE;
         else if (strcmp(a, "-push") == 0) c.flags |= BSPFFT_PUSH;
+        else if (strcmp(a, "-huge") == 0) huge_all = 1;
         else if (strcmp(a, "-pull") == 0) c.flags |= BSPFFT_PULL;
         else if (strcmp(a, "-wisdom") == 0) { wisdom = v; ++i; }
         else {
             fprintf(stderr, "usage: %s [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R] "
                             "[-estimate] [-generic] [-buffered] [-nofuse] [-push] [-profile] "
-                            "[-wisdom FILE]\n", argv[0]);
+                            "[-wisdom FILE] [-huge]\n", argv[0]);
             return 2;
         }
     }
@@ -215,7 +226,7 @@ int main(int argc, char **argv)
         const double t1 = app_median(t_1[lg], k), tt = app_median(t_t[lg], k);
         const double tb = app_median(c.t_bsp[lg], k), flops = 5.0 * (double)n * (double)lg;
         printf("{\"bench\":\"fft\",\"n\":%zu,\"p\":%u,\"threads\":%d,\"planner\":\"%s\",\"variant\":\"%s%s\","
-               "\"samples\":%d,\"t_fftw1\":%.4e,\"t_fftw_threads\":%.4e,\"t_bsp\":%.4e,"
+               "\"huge_all\":%d,\"samples\":%d,\"t_fftw1\":%.4e,\"t_fftw_threads\":%.4e,\"t_bsp\":%.4e,"
                "\"speedup_bsp\":%.3f,\"speedup_fftw_threads\":%.3f,\"bsp_vs_fftw_threads\":%.3f,"
                "\"gflops_bsp\":%.2f,\"gflops_fftw_threads\":%.2f,\"supersteps\":%d,"
                "\"min_fftw1\":%.4e,\"min_fftw_threads\":%.4e,\"min_bsp\":%.4e,\"min_bsp_vs_fftw_threads\":%.3f",
@@ -224,7 +235,7 @@ int main(int argc, char **argv)
                : (c.flags & (BSPFFT_PUSH | BSPFFT_BUFFERED)) ? "fused" : "pull",
                (c.flags & BSPFFT_BUFFERED) ? "+put"
                : (c.flags & (BSPFFT_GENERIC | BSPFFT_NOFUSE | BSPFFT_PUSH)) ? "+hpput" : "+direct_get",
-               k, t1, tt, tb, t1 / tb, t1 / tt, tt / tb, flops / tb * 1e-9, flops / tt * 1e-9,
+               huge_all, k, t1, tt, tb, t1 / tb, t1 / tt, tt / tb, flops / tb * 1e-9, flops / tt * 1e-9,
                c.L[lg] - 1, m1, mt, mb, mt / mb);
         if (c.flags & BSPFFT_PROFILE)
             printf(",\"phases_max\":[%.3e,%.3e,%.3e,%.3e]", c.prof[lg][0], c.prof[lg][1],

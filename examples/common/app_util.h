@@ -81,6 +81,21 @@ static inline void *app_huge_alloc(size_t bytes, app_huge *h)
     return h->map;
 }
 
+/* Advise huge pages for the 2 MiB-aligned interior of an existing buffer
+ * (from fftw_malloc, say); advice only. */
+static inline void app_huge_advise(void *m, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t a = ((uintptr_t)m + huge - 1) & ~(huge - 1);
+    const uintptr_t e = ((uintptr_t)m + bytes) & ~(huge - 1);
+    if (m && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)m;
+    (void)bytes;
+#endif
+}
+
 static inline void app_huge_free(app_huge *h)
 {
 #if defined(__linux__)

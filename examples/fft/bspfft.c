@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
 #define MAXPASS 64
 #define TWO_PI 6.283185307179586476925286766559
 
@@ -59,6 +61,22 @@ struct bspfft_plan {
     run *runs[MAXPASS];
     size_t nruns[MAXPASS];
 };
+
+/* fftw_malloc, and huge pages advised on the 2 MiB-aligned interior of big
+ * buffers (THP in madvise mode gives malloc 4 KiB pages) */
+static void *big_alloc(size_t bytes)
+{
+    void *m = fftw_malloc(bytes);
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (m && bytes >= 2 * huge) {
+        uintptr_t a = ((uintptr_t)m + huge - 1) & ~(huge - 1);
+        uintptr_t e = ((uintptr_t)m + bytes) & ~(huge - 1);
+        if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+    }
+#endif
+    return m;
+}
 
 static size_t gcd(size_t a, size_t b)
 {
@@ -225,10 +243,10 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         pl->L = L;
         memcpy(pl->r, r, sizeof r);
         pl->fast = L == 2 && !(flags & BSPFFT_GENERIC);
-        pl->work = fftw_malloc(bytes);
-        pl->recv[0] = fftw_malloc(bytes);
-        pl->recv[1] = fftw_malloc(bytes);
-        pl->xa = fftw_malloc(bytes);
+        pl->work = big_alloc(bytes);
+        pl->recv[0] = big_alloc(bytes);
+        pl->recv[1] = big_alloc(bytes);
+        pl->xa = big_alloc(bytes);
         if (!pl->fast && L > 1) pl->send = fftw_malloc(bytes);
         ok = pl->work && pl->recv[0] && pl->recv[1] && pl->xa && (pl->fast || L == 1 || pl->send);
     }
