@@ -147,7 +147,8 @@ TEST(Sparse, LaplaciansHaveZeroRowSumsInside)
     Mat s;
     EXPECT_EQ(0, sp_make("lap2d:7x3", &s.A, err, sizeof err));
     EXPECT_EQ(21u, s.A.n);
-    EXPECT_EQ(-1, sp_make("lap2d:x", &s.A, err, sizeof err));
+    Mat bad;   // a failed sp_make leaves its output empty: not s, which holds a matrix
+    EXPECT_EQ(-1, sp_make("lap2d:x", &bad.A, err, sizeof err));
 }
 
 TEST(Sparse, PowerLawIsReproducibleWithDanglingNodes)

@@ -92,7 +92,11 @@ void mpi_serve_gets(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
     }
 }
 
-/* Messages q sent us: into the inbox (small ones point into the body). */
+/* Messages q sent us: into the inbox (small ones point into the body, when
+ * 8-byte aligned: the body packs records of 8 and 12 bytes and data of any
+ * length, so a message can start at any offset; those are copied to an
+ * aligned buffer, as readers cast message data to structs and doubles,
+ * and the pthread engine's messages are aligned). */
 void mpi_take_msgs(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
         const char *p, const char *end, int par)
 {
@@ -108,6 +112,12 @@ void mpi_take_msgs(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
             for (uint32_t k = 0; k < count; ++k, ++m) {
                 m->data = p;
                 m->size = z;
+                if (SSTEP_UNLIKELY(((uintptr_t)p & 7) != 0 && z != 0)) {
+                    char *a = sstep_arena_alloc(&g->rmsg[par], z);
+                    if (!a) sstep_fatal(ctx, "lpf_sync", "out of memory (%u-byte message)", z);
+                    memcpy(a, p, z);
+                    m->data = a;
+                }
                 p += z;
             }
         } else {
