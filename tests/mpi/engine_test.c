@@ -354,6 +354,29 @@ SPMD(case_messages)
         CHECK(bigs == p);
         CHECK(sum == (unsigned long long)p * (49 * 50 / 2 + 50ull * 1000 * round));
     }
+    /* message data is 8-byte aligned whatever precedes it in the body
+     * (odd sizes, a large message's record of 12 bytes), as on threads */
+    static const size_t sizes[] = { 12, 5, 1, 24, 3, 100000, 12, 7, 8, 16 };
+    const size_t ns = sizeof sizes / sizeof sizes[0];
+    for (lpf_pid_t k = 0; k < p; ++k)
+        for (size_t i = 0; i < ns; ++i) {
+            unsigned char *b = sstep_stage(ctx, sizes[i]);
+            fill(b, sizes[i], (unsigned)(s + 7 * i));
+            OK(sstep_send(ctx, k, b, sizes[i]));
+        }
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    size_t n = 0;
+    const struct sstep_msg *in = sstep_inbox(ctx, &n);
+    CHECK(n == (size_t)p * ns);
+    for (size_t i = 0; i < n; ++i) {
+        CHECK(((uintptr_t)in[i].data & 7) == 0);
+        int ok = 0;
+        for (lpf_pid_t q = 0; q < p; ++q)
+            for (size_t j = 0; j < ns; ++j)
+                if (sizes[j] == in[i].size)
+                    ok |= same_fill((const unsigned char *)in[i].data, in[i].size, (unsigned)(q + 7 * j));
+        CHECK(ok);
+    }
     finish(ctx, s_, args);
 }
 
