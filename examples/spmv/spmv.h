@@ -103,7 +103,9 @@ spmv_variant spmv_default_variant(void);
  * size to 16 bytes (restored by spmv_free). Returns 0 on every process, or
  * -1 on every process (bad partition, out of memory). Four supersteps. On
  * the pthread engine (spmv_hp_available) with p > 1 it also prepares the
- * in-place reads of spmv_local_kernel_hp, unless SUPERSTEP_SPMV_INPLACE=0. */
+ * in-place reads of spmv_local_kernel_hp, unless SUPERSTEP_SPMV_INPLACE=0:
+ * then every L->x is a slice of one block allocated by pid 0 (L->xall),
+ * released by spmv_free; do not free L->x yourself. */
 int spmv_setup(spmv_local *L, const sp_crs *A, const sp_part *part);
 
 /* Scatters a vector distributed like x (length n at pid 0, NULL elsewhere)
