@@ -464,6 +464,25 @@ static inline void wN(const bspfft_plan *pl, size_t e, double sg, double *wr, do
     *wi = sg * ((*a)[0] * (*b)[1] + (*a)[1] * (*b)[0]);
 }
 
+/* The last radix-p stage at one output: y[B j] = sum_q w_p^(q j) a_q, for
+ * j < p, from the twiddled inputs a_q (ar, ai); shared by the push and
+ * pull receivers. */
+static inline void radix_p_out(const bspfft_plan *pl, double sg, const double *ar, const double *ai,
+                               fftw_complex *y, size_t B)
+{
+    const size_t p = pl->p;
+    for (size_t j = 0; j < p; ++j) {
+        double yr = 0, yi = 0;
+        for (size_t q = 0; q < p; ++q) {
+            const double wr = pl->wp[q * p + j][0], wi = sg * pl->wp[q * p + j][1];
+            yr += ar[q] * wr - ai[q] * wi;
+            yi += ar[q] * wi + ai[q] * wr;
+        }
+        y[B * j][0] = yr;
+        y[B * j][1] = yi;
+    }
+}
+
 /* p^2 | n, p <= 8, n/p a power of two. With B = n/p^2, t = t_lo + B d and
  * u = s + p t_lo, k' = k1 + B k2:
  *   sender s:   v_k[t_lo] = sum_d w_p^(dk) x_s[t_lo + B d], times
@@ -557,16 +576,7 @@ static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
                 ar[q] = fr * wr - fi * wi;
                 ai[q] = fr * wi + fi * wr;
             }
-            for (size_t k2 = 0; k2 < p; ++k2) {
-                double yr = 0, yi = 0;
-                for (size_t q = 0; q < p; ++q) {
-                    const double cr = pl->wp[q * p + k2][0], ci = sg * pl->wp[q * p + k2][1];
-                    yr += ar[q] * cr - ai[q] * ci;
-                    yi += ar[q] * ci + ai[q] * cr;
-                }
-                x[k1 + B * k2][0] = yr;
-                x[k1 + B * k2][1] = yi;
-            }
+            radix_p_out(pl, sg, ar, ai, x + k1, B);
         }
     }
     tick(pl, 2, &tm);
@@ -654,16 +664,7 @@ static void exec_pull(bspfft_plan *pl, fftw_complex *x, int d)
                     ar[q] = fr * tr - fi * ti;
                     ai[q] = fr * ti + fi * tr;
                 }
-                for (size_t j = 0; j < p; ++j) {
-                    double yr = 0, yi = 0;
-                    for (size_t q = 0; q < p; ++q) {
-                        const double wr = pl->wp[q * p + j][0], wi = sg * pl->wp[q * p + j][1];
-                        yr += ar[q] * wr - ai[q] * wi;
-                        yi += ar[q] * wi + ai[q] * wr;
-                    }
-                    x[m1 + B * j][0] = yr;
-                    x[m1 + B * j][1] = yi;
-                }
+                radix_p_out(pl, sg, ar, ai, x + m1, B);
             }
         }
     }
