@@ -464,13 +464,12 @@ static inline void wN(const bspfft_plan *pl, size_t e, double sg, double *wr, do
     *wi = sg * ((*a)[0] * (*b)[1] + (*a)[1] * (*b)[0]);
 }
 
-/* The last radix-p stage at one output: y[B j] = sum_q w_p^(q j) a_q, for
- * j < p, from the twiddled inputs a_q (ar, ai); shared by the push and
+/* A DFT of length p <= 8 (the radix-p stage): v_j = sum_q w_p^(q j) a_q,
+ * with sg the direction's sign; shared by the push sender and the push and
  * pull receivers. */
-static inline void radix_p_out(const bspfft_plan *pl, double sg, const double *ar, const double *ai,
-                               fftw_complex *y, size_t B)
+static inline void dft_p(const bspfft_plan *pl, size_t p, double sg, const double *ar,
+                         const double *ai, double *vr, double *vi)
 {
-    const size_t p = pl->p;
     for (size_t j = 0; j < p; ++j) {
         double yr = 0, yi = 0;
         for (size_t q = 0; q < p; ++q) {
@@ -478,8 +477,21 @@ static inline void radix_p_out(const bspfft_plan *pl, double sg, const double *a
             yr += ar[q] * wr - ai[q] * wi;
             yi += ar[q] * wi + ai[q] * wr;
         }
-        y[B * j][0] = yr;
-        y[B * j][1] = yi;
+        vr[j] = yr;
+        vi[j] = yi;
+    }
+}
+
+/* the receivers' last stage at one output: y[B j] = v_j */
+static inline void radix_p_out(const bspfft_plan *pl, double sg, const double *ar, const double *ai,
+                               fftw_complex *y, size_t B)
+{
+    const size_t p = pl->p;
+    double vr[8], vi[8];
+    dft_p(pl, p, sg, ar, ai, vr, vi);
+    for (size_t j = 0; j < p; ++j) {
+        y[B * j][0] = vr[j];
+        y[B * j][1] = vi[j];
     }
 }
 
@@ -523,13 +535,10 @@ static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
                 xr[q] = x[t + B * q][0];
                 xi[q] = x[t + B * q][1];
             }
+            double Vr[8], Vi[8];
+            dft_p(pl, p, sg, xr, xi, Vr, Vi);
             for (size_t k = 0; k < p; ++k) {
-                double vr = 0, vi = 0;
-                for (size_t q = 0; q < p; ++q) {
-                    const double cr = pl->wp[q * p + k][0], ci = sg * pl->wp[q * p + k][1];
-                    vr += xr[q] * cr - xi[q] * ci;
-                    vi += xr[q] * ci + xi[q] * cr;
-                }
+                double vr = Vr[k], vi = Vi[k];
                 if (k > 0) {
                     double wr, wi;
                     wN(pl, k * t, sg, &wr, &wi);
