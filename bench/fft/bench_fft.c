@@ -15,8 +15,8 @@
  * codes are measured in turns (rounds; plans are made again, from FFTW's
  * wisdom), so that a change in the machine's load affects them alike.
  * Usage: bench_fft [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R]
- *                  [-estimate] [-generic] [-buffered] [-nofuse] [-push] [-profile]
- *                  [-wisdom FILE] [-huge]
+ *                  [-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-rows]
+ *                  [-profile] [-wisdom FILE] [-huge]
  * -wisdom FILE imports FFTW wisdom from FILE (when it exists) and exports
  * it there at the end: later runs skip the long FFTW_MEASURE planning of
  * the large sizes, and runs that share the file use the same FFTW plans
@@ -94,8 +94,10 @@ static void bsp_part(void)
             if (c) c->L[lg] = 0;
             continue;
         }
-        double *x = fftw_malloc(2 * N * sizeof *x);
-        if (!x) bsp_abort("out of memory\n");
+        /* cache-line aligned (FFTW's alignment is 32 bytes): the two-pass
+         * code streams its output to whole lines of x */
+        double *x = NULL;
+        if (posix_memalign((void **)&x, 64, 2 * N * sizeof *x) != 0) bsp_abort("out of memory\n");
         if (huge_all) app_huge_advise(x, 2 * N * sizeof *x);
         fill(x, s, p, N);   /* cyclic: x[t] = global s + p t */
         const int reps = reps_for(n, par[3]);
@@ -128,7 +130,7 @@ static void bsp_part(void)
                 }
         }
         free(t);
-        fftw_free(x);
+        free(x);
         bspfft_plan_destroy(pl);
     }
     bsp_end();
@@ -181,10 +183,11 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-push") == 0) c.flags |= BSPFFT_PUSH;
         else if (strcmp(a, "-huge") == 0) huge_all = 1;
         else if (strcmp(a, "-pull") == 0) c.flags |= BSPFFT_PULL;
+        else if (strcmp(a, "-rows") == 0) c.flags |= BSPFFT_ROWS;
         else if (strcmp(a, "-wisdom") == 0) { wisdom = v; ++i; }
         else {
             fprintf(stderr, "usage: %s [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R] "
-                            "[-estimate] [-generic] [-buffered] [-nofuse] [-push] [-profile] "
+                            "[-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-rows] [-profile] "
                             "[-wisdom FILE] [-huge]\n", argv[0]);
             return 2;
         }
@@ -232,6 +235,7 @@ int main(int argc, char **argv)
                "\"min_fftw1\":%.4e,\"min_fftw_threads\":%.4e,\"min_bsp\":%.4e,\"min_bsp_vs_fftw_threads\":%.3f",
                n, c.P, c.threads, planner == FFTW_MEASURE ? "measure" : "estimate",
                (c.flags & BSPFFT_GENERIC) ? "generic" : (c.flags & BSPFFT_NOFUSE) ? "unfused"
+               : (c.flags & BSPFFT_ROWS) ? "rows"
                : (c.flags & (BSPFFT_PUSH | BSPFFT_BUFFERED)) ? "fused" : "pull",
                (c.flags & BSPFFT_BUFFERED) ? "+put"
                : (c.flags & (BSPFFT_GENERIC | BSPFFT_NOFUSE | BSPFFT_PUSH)) ? "+hpput" : "+direct_get",

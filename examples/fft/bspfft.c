@@ -27,6 +27,9 @@
 #include <string.h>
 
 #include <sys/mman.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define MAXPASS 64
 #define TWO_PI 6.283185307179586476925286766559
@@ -39,7 +42,8 @@ typedef struct run {
 struct bspfft_plan {
     size_t n, N;                  /* length, local length n/p */
     unsigned p, s, flags;
-    int L, fast, fused, pull;     /* passes; fast path (L == 2); its fused and pull variants */
+    int L, fast, fused, pull, rows; /* passes; fast path (L == 2); its fused, pull and
+                                       two-pass (rows) variants */
     size_t r[MAXPASS];            /* radices */
     fftw_plan plan[2][MAXPASS];   /* [forward, backward][pass] */
     fftw_complex *work, *recv[2], *send, *xa;
@@ -54,6 +58,12 @@ struct bspfft_plan {
     /* pull path: chunk of C outputs per block; staging for the remote reads */
     size_t C;
     fftw_complex *stage;
+    /* rows path: n = n1 n2 (2^lg1 2^lg2); R rows or columns per FFTW call, in v;
+     * w_n^e = g1[e mod 2^lgG] g2[e >> lgG]; per group of rows: W1 (B1), W2,
+     * twr (the twiddle at each tile's start) */
+    unsigned lg1, lg2, lgG;
+    size_t R, B1;
+    fftw_complex *v, *g1, *g2, *W1, *W2, *twr;
     /* general path, per redistribution l: pack order, twiddles in pack
      * order, runs of consecutive destinations */
     size_t *ord[MAXPASS];
@@ -62,14 +72,16 @@ struct bspfft_plan {
     size_t nruns[MAXPASS];
 };
 
-/* fftw_malloc, and huge pages advised on the 2 MiB-aligned interior of big
- * buffers (THP in madvise mode gives malloc 4 KiB pages) */
+/* 64-byte aligned (whole cache lines, for the streaming stores), with huge
+ * pages advised on the 2 MiB-aligned interior of big buffers (THP in
+ * madvise mode gives malloc 4 KiB pages); freed with free() */
 static void *big_alloc(size_t bytes)
 {
-    void *m = fftw_malloc(bytes);
+    void *m = NULL;
+    if (posix_memalign(&m, 64, bytes ? bytes : 64) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
     const uintptr_t huge = (uintptr_t)2 << 20;
-    if (m && bytes >= 2 * huge) {
+    if (bytes >= 2 * huge) {
         uintptr_t a = ((uintptr_t)m + huge - 1) & ~(huge - 1);
         uintptr_t e = ((uintptr_t)m + bytes) & ~(huge - 1);
         if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
@@ -206,11 +218,11 @@ static int make_redistribution(bspfft_plan *pl, int l)
 
 static void free_tables(bspfft_plan *pl)
 {
-    fftw_free(pl->work);
-    fftw_free(pl->recv[0]);
-    fftw_free(pl->recv[1]);
+    free(pl->work);
+    free(pl->recv[0]);
+    free(pl->recv[1]);
     fftw_free(pl->send);
-    fftw_free(pl->xa);
+    free(pl->xa);
     fftw_free(pl->t1);
     fftw_free(pl->t2);
     fftw_free(pl->f1);
@@ -218,6 +230,12 @@ static void free_tables(bspfft_plan *pl)
     fftw_free(pl->cs);
     fftw_free(pl->wp);
     fftw_free(pl->stage);
+    free(pl->v);
+    fftw_free(pl->g1);
+    fftw_free(pl->g2);
+    fftw_free(pl->W1);
+    fftw_free(pl->W2);
+    fftw_free(pl->twr);
     for (int l = 0; l < MAXPASS; ++l) {
         free(pl->ord[l]);
         fftw_free(pl->tw[l]);
@@ -261,7 +279,41 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         const size_t b = n * sizeof(fftw_complex);
         pull = !(b <= ((size_t)2 << 20) || (b > ((size_t)8 << 20) && b <= ((size_t)16 << 20)));
     }
-    if (ok && (pull || can_push)) {
+    /* the two-pass code (by default above 16 MiB of data, where it measured
+     * faster than push and pull at p = 2: 2^21 .. 2^24): n = n1 n2 with n2 at
+     * most 2^12 and R = 8 (or 4) rows and columns per block, p R | n1, n2 */
+    unsigned lg = 0;
+    while (((size_t)1 << lg) < n) ++lg;
+    const unsigned lg2 = (lg + 1) / 2 < 12 ? (lg + 1) / 2 : 12, lg1 = lg - lg2;
+    const size_t mn = ((size_t)1 << (lg1 < lg2 ? lg1 : lg2)) / p, R = mn >= 8 ? 8 : 4;
+    const int rows = pl && pl->fast && p <= 8 && (n & (n - 1)) == 0 && mn >= 4 &&
+                     ((size_t)1 << lg2) >= (size_t)p * p &&
+                     !(flags & (BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PUSH | BSPFFT_PULL)) &&
+                     ((flags & BSPFFT_ROWS) || n * sizeof(fftw_complex) > ((size_t)16 << 20));
+    if (ok && rows) {
+        const size_t n2 = (size_t)1 << lg2;
+        pl->rows = 1;
+        pl->lg1 = lg1;
+        pl->lg2 = lg2;
+        pl->lgG = (lg + 1) / 2;
+        const size_t nbk = ((size_t)1 << lg2) / p / R;   /* tiles per slab row */
+        pl->B1 = 1;
+        while (pl->B1 * pl->B1 < nbk) pl->B1 *= 2;
+        pl->R = R;
+        const size_t nv = n2 > ((size_t)1 << lg1) ? n2 : ((size_t)1 << lg1);
+        pl->v = big_alloc(R * nv * sizeof(fftw_complex));
+        pl->stage = fftw_malloc(R * n2 * sizeof(fftw_complex));
+        pl->twr = fftw_malloc(n2 * sizeof(fftw_complex));
+        pl->g1 = fftw_malloc(((size_t)1 << pl->lgG) * sizeof(fftw_complex));
+        pl->g2 = fftw_malloc((n >> pl->lgG) * sizeof(fftw_complex));
+        pl->W1 = fftw_malloc(pl->B1 * sizeof(fftw_complex));
+        pl->W2 = fftw_malloc((nbk / pl->B1 + 1) * sizeof(fftw_complex));
+        ok = pl->v && pl->stage && pl->twr && pl->g1 && pl->g2 && pl->W1 && pl->W2;
+        if (ok) {
+            for (size_t j = 0; j < ((size_t)1 << pl->lgG); ++j) expi(pl->g1[j], j, n, -1);
+            for (size_t h = 0; h < (n >> pl->lgG); ++h) expi(pl->g2[h], (uint64_t)h << pl->lgG, n, -1);
+        }
+    } else if (ok && (pull || can_push)) {
         /* fused and pull: w_N^e = f1[e mod T] f2[e / T], T = 2^lgT about sqrt(N) */
         pl->pull = pull;
         pl->fused = !pull;
@@ -332,6 +384,15 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
                 const int sign = d == 0 ? FFTW_FORWARD : FFTW_BACKWARD;
                 if (L == 1) {
                     pl->plan[d][0] = plan_pass(N, r[0], pl->xa, pl->xa, sign, flags);
+                } else if (pl->rows) {
+                    /* in place in v: 4 columns of length n1, R rows of length n2 */
+                    const int n1 = 1 << pl->lg1, n2 = 1 << pl->lg2;
+                    unsigned f = FFTW_DESTROY_INPUT |
+                                 ((flags & BSPFFT_MEASURE) ? FFTW_MEASURE : FFTW_ESTIMATE);
+                    pl->plan[d][0] = fftw_plan_many_dft(1, &n1, (int)pl->R, pl->v, NULL, 1, n1, pl->v, NULL, 1,
+                                                        n1, sign, f);
+                    pl->plan[d][1] = fftw_plan_many_dft(1, &n2, (int)pl->R, pl->v, NULL, 1, n2, pl->v,
+                                                        NULL, 1, n2, sign, f);
                 } else if (pl->pull) {
                     /* the whole local FFT of length n/p, out of place into
                      * the registered buffer the others read from */
@@ -680,6 +741,143 @@ static void exec_pull(bspfft_plan *pl, fftw_complex *x, int d)
     tick(pl, 2, &tm);
 }
 
+/* p^2 | n, p <= 8, n a power of two: the four-step ("six-step") FFT with the
+ * transposes folded into the data's distribution: two passes over memory.
+ * With n = n1 n2, j = j2 + n2 j1, k = k1 + n1 k2:
+ *   X[k1 + n1 k2] = sum_j2 w_n2^(j2 k2) w_n^(j2 k1) C[j2][k1],
+ *   C[j2][k1] = sum_j1 w_n1^(j1 k1) x[j2 + n2 j1].
+ * Process s holds the columns j2 = s + p j2' (its local part is an
+ * n1 x M array, M = n2/p: x_s[j2' + M j1]); process r owns the outputs with
+ * k1 = r + p k1', at local index k1' + Q k2 (Q = n1/p).
+ * Pass 1 takes R columns at a time into v (whole cache lines of x), runs
+ * FFTW on them in cache and writes C into the registered buffer G in R x R
+ * tiles sorted by destination: G[r][g][b][i][c] = C[s + p (b R + c)][r + p (g R + i)].
+ * One sync. Pass 2 takes R rows at a time (group g): from every process q
+ * one contiguous slab G_q[r][g] (bsp_direct_get, exactly the data needed),
+ * interleaves and twiddles it into v, runs FFTW on the R rows and writes R
+ * adjacent outputs per k2. Power-of-two strides in x are met in whole lines
+ * only, and big writes bypass the cache (streaming stores) where the
+ * target is 64-byte aligned. The buffers alternate as in exec_pull. */
+static inline void copy_row(fftw_complex *dst, const fftw_complex *src, size_t R, size_t stride,
+                            int stream)
+{
+#ifdef __SSE2__
+    if (stream) {
+        for (size_t i = 0; i < R; ++i) _mm_stream_pd(dst[i], _mm_loadu_pd(src[i * stride]));
+        return;
+    }
+#else
+    (void)stream;
+#endif
+    for (size_t i = 0; i < R; ++i) {
+        dst[i][0] = src[i * stride][0];
+        dst[i][1] = src[i * stride][1];
+    }
+}
+
+static inline void stream_fence(void)
+{
+#ifdef __SSE2__
+    _mm_sfence();
+#endif
+}
+
+/* w_n^e from the two tables of the rows path (conjugated when sg = -1) */
+static inline void wn_exp(const bspfft_plan *pl, size_t e, double sg, double *wr, double *wi)
+{
+    const fftw_complex *u = &pl->g1[e & (((size_t)1 << pl->lgG) - 1)], *w = &pl->g2[e >> pl->lgG];
+    *wr = (*u)[0] * (*w)[0] - (*u)[1] * (*w)[1];
+    *wi = sg * ((*u)[0] * (*w)[1] + (*u)[1] * (*w)[0]);
+}
+
+static void exec_rows(bspfft_plan *pl, fftw_complex *x, int d)
+{
+    const size_t p = pl->p, s = pl->s, n1 = (size_t)1 << pl->lg1, n2 = (size_t)1 << pl->lg2;
+    const size_t M = n2 / p, Q = n1 / p, R = pl->R, mask = pl->n - 1, slab = M * R;
+    const double sg = d == 0 ? 1.0 : -1.0;
+    fftw_complex *G = pl->recv[pl->par], *v = pl->v;
+    double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
+    for (size_t b = 0; b < M / R; ++b) {
+        for (size_t j1 = 0; j1 < n1; ++j1) {
+            if (j1 + 16 < n1) __builtin_prefetch(x + b * R + M * (j1 + 16), 0);
+            for (size_t c = 0; c < R; ++c) {
+                v[c * n1 + j1][0] = x[b * R + c + M * j1][0];
+                v[c * n1 + j1][1] = x[b * R + c + M * j1][1];
+            }
+        }
+        fftw_execute_dft(pl->plan[d][0], v, v);
+        for (size_t k1 = 0; k1 < n1; ++k1) {
+            const size_t r = k1 % p, k = k1 / p, g = k / R, i = k % R;
+            copy_row(G + (((r * (Q / R) + g) * (M / R) + b) * R + i) * R, v + k1, R, n1, 1);
+        }
+    }
+    stream_fence();   /* the streamed tiles are visible before the sync */
+    tick(pl, 0, &tm);
+    bsp_sync();
+    pl->par ^= 1;
+    tick(pl, 1, &tm);
+    const fftw_complex *sl[8];
+    for (size_t g = 0; g < Q / R; ++g) {
+        const size_t off = (s * (Q / R) + g) * slab;
+        for (size_t q = 0; q < p; ++q) {
+            if (q == s) {
+                sl[q] = G + off;
+            } else {
+                bsp_direct_get((bsp_pid_t)q, G, off * sizeof(fftw_complex), pl->stage + q * slab,
+                               slab * sizeof(fftw_complex));
+                sl[q] = pl->stage + q * slab;
+            }
+        }
+        /* v[i][j2] = C[j2][k1_i] w_n^(k1_i j2), k1_i = s + p (g R + i),
+         * j2 = q + p (b R + c): the twiddle at c = 0 is w_n^(k1_i q) tb[i][b],
+         * tb[i][b] = w_n^(k1_i p R b) = A[b mod B1] B[b div B1] (two short
+         * tables per row from the global ones), then times w_n^(k1_i p)
+         * along the tile; the slabs are read once, tile by tile */
+        const size_t nbk = M / R, B1 = pl->B1;
+        double str[8], sti[8];
+        fftw_complex *tb = pl->twr, *A = pl->W1, *Bt = pl->W2;
+        for (size_t i = 0; i < R; ++i) {
+            const size_t k1 = s + p * (g * R + i);
+            wn_exp(pl, (k1 * p) & mask, sg, &str[i], &sti[i]);
+            for (size_t b1 = 0; b1 < B1; ++b1) wn_exp(pl, (k1 * p * R * b1) & mask, sg, &A[b1][0], &A[b1][1]);
+            for (size_t b2 = 0; b2 < nbk / B1; ++b2)
+                wn_exp(pl, (k1 * p * R * B1 * b2) & mask, sg, &Bt[b2][0], &Bt[b2][1]);
+            for (size_t b = 0; b < nbk; ++b) {
+                const double ar = A[b % B1][0], ai = A[b % B1][1], br = Bt[b / B1][0], bi = Bt[b / B1][1];
+                tb[i * nbk + b][0] = ar * br - ai * bi;
+                tb[i * nbk + b][1] = ar * bi + ai * br;
+            }
+        }
+        for (size_t q = 0; q < p; ++q) {
+            double qr[8], qi[8];
+            for (size_t i = 0; i < R; ++i) wn_exp(pl, ((s + p * (g * R + i)) * q) & mask, sg, &qr[i], &qi[i]);
+            for (size_t b = 0; b < nbk; ++b) {
+                const fftw_complex *z = sl[q] + b * R * R;
+                const size_t j0 = q + p * b * R;
+                for (size_t i = 0; i < R; ++i, z += R) {
+                    const double tr = tb[i * nbk + b][0], ti = tb[i * nbk + b][1];
+                    double wr = qr[i] * tr - qi[i] * ti, wi = qr[i] * ti + qi[i] * tr;
+                    fftw_complex *vr = v + i * n2 + j0;
+                    for (size_t c = 0; c < R; ++c) {
+                        const double zr = z[c][0], zi = z[c][1];
+                        vr[p * c][0] = zr * wr - zi * wi;
+                        vr[p * c][1] = zr * wi + zi * wr;
+                        const double t = wr * str[i] - wi * sti[i];
+                        wi = wr * sti[i] + wi * str[i];
+                        wr = t;
+                    }
+                }
+            }
+        }
+        fftw_execute_dft(pl->plan[d][1], v, v);
+        fftw_complex *y = x + g * R;
+        const int stream = ((uintptr_t)y & 63) == 0;
+        for (size_t k2 = 0; k2 < n2; ++k2) copy_row(y + Q * k2, v + k2, R, n2, stream);
+    }
+    stream_fence();
+    tick(pl, 2, &tm);
+}
+
 static void exec_general(bspfft_plan *pl, fftw_complex *x, int d)
 {
     const int L = pl->L;
@@ -714,12 +912,14 @@ void bspfft_execute(bspfft_plan *pl, double *xin, int sign)
     const int d = sign < 0 ? 0 : 1;
     if (!pl->plan[d][0]) bsp_abort("bspfft_execute: the plan has no backward transform\n");
     fftw_complex *x = (fftw_complex *)xin;
-    const int staged = fftw_alignment_of(xin) != pl->align;
+    /* FFTW plans for pl->xa's alignment; the rows code never hands x to FFTW */
+    const int staged = !pl->rows && fftw_alignment_of(xin) != pl->align;
     if (staged) {
         memcpy(pl->xa, x, pl->N * sizeof(fftw_complex));
         x = pl->xa;
     }
     if (pl->L == 1) fftw_execute_dft(pl->plan[d][0], x, x);
+    else if (pl->rows) exec_rows(pl, x, d);
     else if (pl->pull) exec_pull(pl, x, d);
     else if (pl->fused) exec_fused(pl, x, d);
     else if (pl->fast) exec_fast(pl, x, d);

@@ -36,10 +36,22 @@
  * buffer put to process k; the receiver runs FFTW on the p received blocks
  * (length n/p^2 each, in place) and a last pass that applies the radix-p
  * stage of the length-n/p FFT and its twiddles, writing the output in
- * natural order (no unpacking pass). By default the push code runs where
- * it measured faster on a 2-core, 32 MiB-L3 machine (16 n bytes <= 2 MiB, and
- * 8 MiB < 16 n bytes <= 16 MiB), the pull code elsewhere (and whenever n/p
- * is no power of two). BSPFFT_NOFUSE selects steps 1-4 as listed.
+ * natural order (no unpacking pass).
+ * For large n (a power of two) the two-pass code (BSPFFT_ROWS) is the
+ * four-step FFT n = n1 n2 with its transposes folded into the cyclic
+ * distribution: every process holds whole columns of the n1 x n2 array,
+ * runs FFTW on blocks of R = 8 of them in cache (pass 1, whole cache lines
+ * read from x) and writes the results into a registered buffer in tiles
+ * sorted by destination; after one sync each process reads, with one
+ * bsp_direct_get per process and group of R rows, exactly the data of its
+ * rows, twiddles them, runs FFTW on the rows in cache and writes R adjacent
+ * outputs per line (pass 2; streaming stores when x is 64-byte aligned).
+ * Two passes over memory against the pull code's FFTW transform (two or
+ * three) plus its radix-p pass.
+ * By default, measured on a 2-core, 32 MiB-L3 machine: the push code for
+ * 16 n bytes <= 2 MiB and 8 MiB < 16 n bytes <= 16 MiB, the two-pass code
+ * above 16 MiB, the pull code elsewhere (and whenever n is no power of
+ * two). BSPFFT_NOFUSE selects steps 1-4 as listed.
  * For p > sqrt(n) the same scheme runs with more, smaller radices: L local
  * passes of radix r_1 .. r_L (each dividing n/p, product n) separated by
  * L - 1 redistributions, the analogue of the paper's group-cyclic
@@ -75,8 +87,11 @@ enum {
                                power of two) */
     BSPFFT_PUSH = 64,       /* p^2 | n, p <= 8, n/p a power of two: always the fused push
                                code (sender pass + bsp_hpput) */
-    BSPFFT_PULL = 128       /* p^2 | n, p <= 8: always the pull code (bsp_direct_get); by
-                               default it is chosen by size (see above) */
+    BSPFFT_PULL = 128,      /* p^2 | n, p <= 8: always the pull code (bsp_direct_get); by
+                               default the code is chosen by size (see above) */
+    BSPFFT_ROWS = 256       /* p^2 | n, n a power of two, p <= 8, n >= 64 p^2: always the
+                               two-pass code (columns, one sync, rows read with
+                               bsp_direct_get); by default above 16 MiB of data */
 };
 
 typedef struct bspfft_plan bspfft_plan;
