@@ -575,19 +575,27 @@ static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
     fftw_complex *dst[8];
     for (size_t k = 0; k < p; ++k) dst[k] = k == s ? rv + B * s : w + B * k;
     if (p == 2) {
+        /* twiddle w_N^t w_n^s = (f2[hi] cs[1]) f1[lo]: one product per run of
+         * constant hi, a plain loop over f1 inside (vectorisable) */
         const double cr = pl->cs[1][0], ci = sg * pl->cs[1][1];
+        const size_t T = (size_t)1 << pl->lgT;
         fftw_complex *d0 = dst[0], *d1 = dst[1];
         const fftw_complex *x0 = x, *x1 = x + B;
-        for (size_t t = 0; t < B; ++t) {
-            double wr, wi;
-            wN(pl, t, sg, &wr, &wi);
-            const double tr = wr * cr - wi * ci, ti = wr * ci + wi * cr;
-            const double ar = x0[t][0], ai = x0[t][1], br = x1[t][0], bi = x1[t][1];
-            d0[t][0] = ar + br;
-            d0[t][1] = ai + bi;
-            const double vr = ar - br, vi = ai - bi;
-            d1[t][0] = vr * tr - vi * ti;
-            d1[t][1] = vr * ti + vi * tr;
+        for (size_t t0 = 0; t0 < B; t0 += T) {
+            const size_t run = B - t0 < T ? B - t0 : T;
+            const double hr = pl->f2[t0 >> pl->lgT][0], hi = sg * pl->f2[t0 >> pl->lgT][1];
+            const double ur = hr * cr - hi * ci, ui = hr * ci + hi * cr;
+            for (size_t j = 0; j < run; ++j) {
+                const size_t t = t0 + j;
+                const double fr = pl->f1[j][0], fi = sg * pl->f1[j][1];
+                const double tr = fr * ur - fi * ui, ti = fr * ui + fi * ur;
+                const double ar = x0[t][0], ai = x0[t][1], br = x1[t][0], bi = x1[t][1];
+                d0[t][0] = ar + br;
+                d0[t][1] = ai + bi;
+                const double vr = ar - br, vi = ai - bi;
+                d1[t][0] = vr * tr - vi * ti;
+                d1[t][1] = vr * ti + vi * tr;
+            }
         }
     } else {
         for (size_t t = 0; t < B; ++t) {
@@ -624,15 +632,21 @@ static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
     tick(pl, 3, &tm);
     if (p == 2) {
         const fftw_complex *F0 = rv, *F1 = rv + B;
-        for (size_t k1 = 0; k1 < B; ++k1) {
-            double wr, wi;
-            wN(pl, k1, sg, &wr, &wi);
-            const double br = F1[k1][0] * wr - F1[k1][1] * wi, bi = F1[k1][0] * wi + F1[k1][1] * wr;
-            const double ar = F0[k1][0], ai = F0[k1][1];
-            x[k1][0] = ar + br;
-            x[k1][1] = ai + bi;
-            x[k1 + B][0] = ar - br;
-            x[k1 + B][1] = ai - bi;
+        const size_t T = (size_t)1 << pl->lgT;
+        for (size_t t0 = 0; t0 < B; t0 += T) {
+            const size_t run = B - t0 < T ? B - t0 : T;
+            const double ur = pl->f2[t0 >> pl->lgT][0], ui = sg * pl->f2[t0 >> pl->lgT][1];
+            for (size_t j = 0; j < run; ++j) {
+                const size_t k1 = t0 + j;
+                const double fr = pl->f1[j][0], fi = sg * pl->f1[j][1];
+                const double wr = fr * ur - fi * ui, wi = fr * ui + fi * ur;
+                const double br = F1[k1][0] * wr - F1[k1][1] * wi, bi = F1[k1][0] * wi + F1[k1][1] * wr;
+                const double ar = F0[k1][0], ai = F0[k1][1];
+                x[k1][0] = ar + br;
+                x[k1][1] = ai + bi;
+                x[k1 + B][0] = ar - br;
+                x[k1 + B][1] = ai - bi;
+            }
         }
     } else {
         for (size_t k1 = 0; k1 < B; ++k1) {
