@@ -293,6 +293,11 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
     if (ok && rows) {
         const size_t n2 = (size_t)1 << lg2;
         pl->rows = 1;
+        /* neither the put source nor the staging copy of x is used: half
+         * the plan's memory at large n */
+        free(pl->work);
+        free(pl->xa);
+        pl->work = pl->xa = NULL;
         pl->lg1 = lg1;
         pl->lg2 = lg2;
         pl->lgG = (lg + 1) / 2;
