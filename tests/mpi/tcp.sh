@@ -119,9 +119,21 @@ hostile() {
       fi
       hp[$h]=$!
       bg+=($!)
-      wait_for "$tmp/hostile.$h" ready 15 || { show; fail "the $kind client never got going"; }
+      if ! wait_for "$tmp/hostile.$h" ready 15; then
+        # process 0 lost the port to another program between free_port and
+        # its listen: the client had nobody to talk to; try another port
+        if grep -q "cannot listen" "$tmp/err.p0" 2>/dev/null; then break; fi
+        show
+        fail "the $kind client never got going"
+      fi
       h=$((h + 1))
     done
+    if grep -q "cannot listen" "$tmp/err.p0" 2>/dev/null; then
+      echo "port $port is taken, trying another"
+      for h in "${hp[@]}"; do kill "$h" 2>/dev/null; wait "$h" 2>/dev/null; done
+      kill "${P[p0]}" 2>/dev/null; wait "${P[p0]}" 2>/dev/null
+      continue
+    fi
     launch p1 20000 1 2
     finish p0 p1
     if [ "${RC[p0]}" -eq 3 ] && grep -q "cannot listen" "$tmp/err.p0"; then
