@@ -47,7 +47,10 @@
  * rows, twiddles them, runs FFTW on the rows in cache and writes R adjacent
  * outputs per line (pass 2; streaming stores when x is 64-byte aligned).
  * Two passes over memory against the pull code's FFTW transform (two or
- * three) plus its radix-p pass.
+ * three) plus its radix-p pass. On MPI each of its bsp_direct_get calls is
+ * a round trip (n1/(R p) groups of p - 1 calls per transform, far fewer
+ * than the pull code's chunks); with more ranks than cores, where the
+ * target may not be running, BSPFFT_PUSH avoids them.
  * By default, measured on a 2-core, 32 MiB-L3 machine: the push code for
  * 16 n bytes <= 2 MiB and 8 MiB < 16 n bytes <= 16 MiB, the two-pass code
  * above 16 MiB, the pull code elsewhere (and whenever n is no power of
