@@ -20,7 +20,9 @@ if(SSTEP_HAVE_FFTW AND NOT TARGET PkgConfig::SSTEP_FFTW3)
   pkg_check_modules(SSTEP_FFTW3 QUIET IMPORTED_TARGET GLOBAL fftw3)
 endif()
 if(SSTEP_HAVE_FFTW AND NOT TARGET superstep_app_fft)
-  add_library(superstep_app_fft STATIC ${CMAKE_CURRENT_LIST_DIR}/bspfft.c)
+  add_library(superstep_app_fft STATIC ${CMAKE_CURRENT_LIST_DIR}/bspfft.c
+    ${CMAKE_CURRENT_LIST_DIR}/bspfft_plan.c ${CMAKE_CURRENT_LIST_DIR}/bspfft_exec.c
+    ${CMAKE_CURRENT_LIST_DIR}/bspfft_rows.c)
   target_include_directories(superstep_app_fft PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(superstep_app_fft PUBLIC superstep_app_inprod superstep PkgConfig::SSTEP_FFTW3 m)
 endif()
