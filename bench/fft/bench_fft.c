@@ -15,7 +15,7 @@
  * codes are measured in turns (rounds; plans are made again, from FFTW's
  * wisdom), so that a change in the machine's load affects them alike.
  * Usage: bench_fft [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R]
- *                  [-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-rows]
+ *                  [-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-fpull] [-rows]
  *                  [-profile] [-wisdom FILE] [-huge]
  * -wisdom FILE imports FFTW wisdom from FILE (when it exists) and exports
  * it there at the end: later runs skip the long FFTW_MEASURE planning of
@@ -49,6 +49,7 @@ typedef struct config {
     int threads, lo, hi, rounds, round;
     double *t_bsp[MAXSIZES];   /* rounds * reps samples per size; NULL: unsupported */
     int L[MAXSIZES];
+    const char *code[MAXSIZES];   /* bspfft_code: the code that ran */
     double prof[MAXSIZES][4];  /* with -profile: the slowest process's seconds per transform and phase */
 } config;
 
@@ -112,6 +113,7 @@ static void bsp_part(void)
         if (c) {
             memcpy(c->t_bsp[lg] + (size_t)c->round * reps, t, (size_t)reps * sizeof *t);
             c->L[lg] = bspfft_passes(n, p);
+            c->code[lg] = bspfft_code(pl);   /* a string literal: outlives the plan */
         }
         if ((unsigned)par[2] & BSPFFT_PROFILE) {
             /* the slowest process's time in each phase */
@@ -183,11 +185,12 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-push") == 0) c.flags |= BSPFFT_PUSH;
         else if (strcmp(a, "-huge") == 0) huge_all = 1;
         else if (strcmp(a, "-pull") == 0) c.flags |= BSPFFT_PULL;
+        else if (strcmp(a, "-fpull") == 0) c.flags |= BSPFFT_FUSED_PULL;
         else if (strcmp(a, "-rows") == 0) c.flags |= BSPFFT_ROWS;
         else if (strcmp(a, "-wisdom") == 0) { wisdom = v; ++i; }
         else {
             fprintf(stderr, "usage: %s [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R] "
-                            "[-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-rows] [-profile] "
+                            "[-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-fpull] [-rows] [-profile] "
                             "[-wisdom FILE] [-huge]\n", argv[0]);
             return 2;
         }
@@ -234,11 +237,7 @@ int main(int argc, char **argv)
                "\"gflops_bsp\":%.2f,\"gflops_fftw_threads\":%.2f,\"supersteps\":%d,"
                "\"min_fftw1\":%.4e,\"min_fftw_threads\":%.4e,\"min_bsp\":%.4e,\"min_bsp_vs_fftw_threads\":%.3f",
                n, c.P, c.threads, planner == FFTW_MEASURE ? "measure" : "estimate",
-               (c.flags & BSPFFT_GENERIC) ? "generic" : (c.flags & BSPFFT_NOFUSE) ? "unfused"
-               : (c.flags & BSPFFT_ROWS) ? "rows"
-               : (c.flags & (BSPFFT_PUSH | BSPFFT_BUFFERED)) ? "fused" : "pull",
-               (c.flags & BSPFFT_BUFFERED) ? "+put"
-               : (c.flags & (BSPFFT_GENERIC | BSPFFT_NOFUSE | BSPFFT_PUSH)) ? "+hpput" : "+direct_get",
+               c.code[lg], "",
                huge_all, k, t1, tt, tb, t1 / tb, t1 / tt, tt / tb, flops / tb * 1e-9, flops / tt * 1e-9,
                c.L[lg] - 1, m1, mt, mb, mt / mb);
         if (c.flags & BSPFFT_PROFILE)

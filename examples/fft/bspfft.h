@@ -92,9 +92,13 @@ enum {
                                code (sender pass + bsp_hpput) */
     BSPFFT_PULL = 128,      /* p^2 | n, p <= 8: always the pull code (bsp_direct_get); by
                                default the code is chosen by size (see above) */
-    BSPFFT_ROWS = 256       /* p^2 | n, n a power of two, p <= 8, n >= 64 p^2: always the
+    BSPFFT_ROWS = 256,      /* p^2 | n, n a power of two, p <= 8, n >= 64 p^2: always the
                                two-pass code (columns, one sync, rows read with
                                bsp_direct_get); by default above 16 MiB of data */
+    BSPFFT_FUSED_PULL = 512 /* p^2 | n, p <= 8, n/p a power of two: always the fused
+                               code with the exchange at the end (sender pass, FFTW on
+                               the blocks, one sync, last stage reading the others'
+                               blocks with bsp_direct_get) */
 };
 
 typedef struct bspfft_plan bspfft_plan;
@@ -117,6 +121,11 @@ void bspfft_execute(bspfft_plan *plan, double *x, int sign);
  * redistributions (puts and syncs), [2] the twiddles and (un)packing, [3] the
  * local passes after the first redistribution. */
 void bspfft_profile(const bspfft_plan *plan, double t[4]);
+
+/* The code the plan runs: "local" (p = 1), "rows", "pull", "fused-pull",
+ * "fused-push" (with BSPFFT_BUFFERED "fused-put"), "fast" (with
+ * BSPFFT_BUFFERED "fast-put") or "general". */
+const char *bspfft_code(const bspfft_plan *plan);
 
 /* Collective: frees the plan (p + 1 supersteps). */
 void bspfft_plan_destroy(bspfft_plan *plan);

@@ -11,7 +11,7 @@ void bspfft_profile(const bspfft_plan *pl, double t[4])
 }
 
 /* p^2 | n: short DFTs, one redistribution, twiddle + unpack, long FFT */
-static void exec_fast(bspfft_plan *pl, fftw_complex *x, int d)
+BSPFFT_CLONES static void exec_fast(bspfft_plan *pl, fftw_complex *x, int d)
 {
     const size_t N = pl->N, p = pl->p, s = pl->s, B = N / p, T = pl->T;
     double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
@@ -63,14 +63,11 @@ static void exec_fast(bspfft_plan *pl, fftw_complex *x, int d)
  *               (one pass: the last radix-p stage of the length-n/p FFT).
  * Against exec_fast, the unpacking pass disappears into the two passes
  * that FFTW would otherwise do on its own. */
-static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
+/* the sender pass: block k (v_k times its twiddles) into dst[k] */
+BSPFFT_CLONES static void sender_pass(const bspfft_plan *pl, const fftw_complex *x, fftw_complex *const *dst,
+                        double sg)
 {
-    const size_t N = pl->N, p = pl->p, s = pl->s, B = N / p;
-    const double sg = d == 0 ? 1.0 : -1.0;
-    fftw_complex *w = pl->work, *rv = pl->recv[pl->par];
-    double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
-    fftw_complex *dst[8];
-    for (size_t k = 0; k < p; ++k) dst[k] = k == s ? rv + B * s : w + B * k;
+    const size_t N = pl->N, p = pl->p, B = N / p;
     if (p == 2) {
         /* twiddle w_N^t w_n^s = (f2[hi] cs[1]) f1[lo]: one product per run of
          * constant hi, a plain loop over f1 inside (vectorisable) */
@@ -94,31 +91,86 @@ static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
                 d1[t][1] = vr * ti + vi * tr;
             }
         }
-    } else {
-        for (size_t t = 0; t < B; ++t) {
-            double xr[8], xi[8];
-            for (size_t q = 0; q < p; ++q) {
-                xr[q] = x[t + B * q][0];
-                xi[q] = x[t + B * q][1];
+        return;
+    }
+    for (size_t t = 0; t < B; ++t) {
+        double xr[8], xi[8];
+        for (size_t q = 0; q < p; ++q) {
+            xr[q] = x[t + B * q][0];
+            xi[q] = x[t + B * q][1];
+        }
+        double Vr[8], Vi[8];
+        dft_p(pl, p, sg, xr, xi, Vr, Vi);
+        for (size_t k = 0; k < p; ++k) {
+            double vr = Vr[k], vi = Vi[k];
+            if (k > 0) {
+                double wr, wi;
+                wN(pl, k * t, sg, &wr, &wi);
+                const double cr = pl->cs[k][0], ci = sg * pl->cs[k][1];
+                const double tr = wr * cr - wi * ci, ti = wr * ci + wi * cr;
+                const double yr = vr * tr - vi * ti;
+                vi = vr * ti + vi * tr;
+                vr = yr;
             }
-            double Vr[8], Vi[8];
-            dft_p(pl, p, sg, xr, xi, Vr, Vi);
-            for (size_t k = 0; k < p; ++k) {
-                double vr = Vr[k], vi = Vi[k];
-                if (k > 0) {
-                    double wr, wi;
-                    wN(pl, k * t, sg, &wr, &wi);
-                    const double cr = pl->cs[k][0], ci = sg * pl->cs[k][1];
-                    const double tr = wr * cr - wi * ci, ti = wr * ci + wi * cr;
-                    const double yr = vr * tr - vi * ti;
-                    vi = vr * ti + vi * tr;
-                    vr = yr;
-                }
-                dst[k][t][0] = vr;
-                dst[k][t][1] = vi;
-            }
+            dst[k][t][0] = vr;
+            dst[k][t][1] = vi;
         }
     }
+}
+
+/* the receiver's last stage for k1 in [m0, m0 + c), F[q] pointing at
+ * F_q[m0]: y[k1 + B j] = sum_q w_p^(q j) w_N^(q k1) F_q[k1] */
+BSPFFT_CLONES static void radix_pass(const bspfft_plan *pl, const fftw_complex *const *F, fftw_complex *x, size_t m0,
+                       size_t c, double sg)
+{
+    const size_t p = pl->p, B = pl->N / p;
+    if (p == 2) {
+        const size_t T = (size_t)1 << pl->lgT;
+        for (size_t i = 0; i < c;) {
+            const size_t k1 = m0 + i, lo = k1 & (T - 1);
+            const size_t run = T - lo < c - i ? T - lo : c - i;
+            const double ur = pl->f2[k1 >> pl->lgT][0], ui = sg * pl->f2[k1 >> pl->lgT][1];
+            const fftw_complex *f = pl->f1 + lo, *F0 = F[0] + i, *F1 = F[1] + i;
+            fftw_complex *y0 = x + k1, *y1 = x + k1 + B;
+            for (size_t j = 0; j < run; ++j) {
+                const double fr = f[j][0], fi = sg * f[j][1];
+                const double wr = fr * ur - fi * ui, wi = fr * ui + fi * ur;
+                const double br = F1[j][0] * wr - F1[j][1] * wi, bi = F1[j][0] * wi + F1[j][1] * wr;
+                const double ar = F0[j][0], ai = F0[j][1];
+                y0[j][0] = ar + br;
+                y0[j][1] = ai + bi;
+                y1[j][0] = ar - br;
+                y1[j][1] = ai - bi;
+            }
+            i += run;
+        }
+        return;
+    }
+    for (size_t i = 0; i < c; ++i) {
+        const size_t k1 = m0 + i;
+        double ar[8], ai[8];
+        ar[0] = F[0][i][0];
+        ai[0] = F[0][i][1];
+        for (size_t q = 1; q < p; ++q) {
+            double wr, wi;
+            wN(pl, q * k1, sg, &wr, &wi);
+            const double fr = F[q][i][0], fi = F[q][i][1];
+            ar[q] = fr * wr - fi * wi;
+            ai[q] = fr * wi + fi * wr;
+        }
+        radix_p_out(pl, sg, ar, ai, x + k1, B);
+    }
+}
+
+static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
+{
+    const size_t N = pl->N, p = pl->p, s = pl->s, B = N / p;
+    const double sg = d == 0 ? 1.0 : -1.0;
+    fftw_complex *w = pl->work, *rv = pl->recv[pl->par];
+    double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
+    fftw_complex *dst[8] = { 0 };
+    for (size_t k = 0; k < p; ++k) dst[k] = k == s ? rv + B * s : w + B * k;
+    sender_pass(pl, x, dst, sg);
     tick(pl, 0, &tm);
     for (unsigned k = 0; k < p; ++k)
         if (k != s) put_block(pl, k, w + (size_t)k * B, rv, s * B, B);
@@ -127,38 +179,50 @@ static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
     tick(pl, 1, &tm);
     fftw_execute_dft(pl->plan[d][0], rv, rv);
     tick(pl, 3, &tm);
-    if (p == 2) {
-        const fftw_complex *F0 = rv, *F1 = rv + B;
-        const size_t T = (size_t)1 << pl->lgT;
-        for (size_t t0 = 0; t0 < B; t0 += T) {
-            const size_t run = B - t0 < T ? B - t0 : T;
-            const double ur = pl->f2[t0 >> pl->lgT][0], ui = sg * pl->f2[t0 >> pl->lgT][1];
-            for (size_t j = 0; j < run; ++j) {
-                const size_t k1 = t0 + j;
-                const double fr = pl->f1[j][0], fi = sg * pl->f1[j][1];
-                const double wr = fr * ur - fi * ui, wi = fr * ui + fi * ur;
-                const double br = F1[k1][0] * wr - F1[k1][1] * wi, bi = F1[k1][0] * wi + F1[k1][1] * wr;
-                const double ar = F0[k1][0], ai = F0[k1][1];
-                x[k1][0] = ar + br;
-                x[k1][1] = ai + bi;
-                x[k1 + B][0] = ar - br;
-                x[k1 + B][1] = ai - bi;
+    const fftw_complex *F[8];
+    for (size_t q = 0; q < p; ++q) F[q] = rv + B * q;
+    radix_pass(pl, F, x, 0, B, sg);
+    tick(pl, 2, &tm);
+}
+
+/* The same passes with the exchange moved to the end (BSPFFT_FUSED_PULL):
+ * the sender pass writes all p blocks into the registered buffer G, FFTW
+ * transforms them there (F_k = DFT_B(block k), for process k), one sync,
+ * and the receiver's last stage reads F_s of every other process in
+ * chunks with bsp_direct_get. Each byte crosses between cores once (the
+ * push code's put writes into the receiver's buffer, from which the
+ * receiver's FFTW then reads it back) and the data sent is exactly the
+ * data used (the pull code reads whole lines of which it uses 1/p). The
+ * buffers alternate as in exec_pull. */
+static void exec_fused_pull(bspfft_plan *pl, fftw_complex *x, int d)
+{
+    const size_t N = pl->N, p = pl->p, s = pl->s, B = N / p, C = pl->C;
+    const double sg = d == 0 ? 1.0 : -1.0;
+    fftw_complex *G = pl->recv[pl->par];
+    double tm = (pl->flags & BSPFFT_PROFILE) ? bsp_time() : 0;
+    fftw_complex *dst[8] = { 0 };
+    for (size_t k = 0; k < p; ++k) dst[k] = G + B * k;
+    sender_pass(pl, x, dst, sg);
+    tick(pl, 0, &tm);
+    fftw_execute_dft(pl->plan[d][0], G, G);
+    tick(pl, 3, &tm);
+    bsp_sync();
+    pl->par ^= 1;
+    tick(pl, 1, &tm);
+    const fftw_complex *F[8];
+    for (size_t m0 = 0; m0 < B; m0 += C) {
+        const size_t c = B - m0 < C ? B - m0 : C;
+        for (size_t q = 0; q < p; ++q) {
+            if (q == s) {
+                F[q] = G + B * s + m0;
+            } else {
+                fftw_complex *st = pl->stage + q * C;
+                bsp_direct_get((bsp_pid_t)q, G, (B * s + m0) * sizeof(fftw_complex), st,
+                               c * sizeof(fftw_complex));
+                F[q] = st;
             }
         }
-    } else {
-        for (size_t k1 = 0; k1 < B; ++k1) {
-            double ar[8], ai[8];
-            ar[0] = rv[k1][0];
-            ai[0] = rv[k1][1];
-            for (size_t q = 1; q < p; ++q) {
-                double wr, wi;
-                wN(pl, q * k1, sg, &wr, &wi);
-                const double fr = rv[B * q + k1][0], fi = rv[B * q + k1][1];
-                ar[q] = fr * wr - fi * wi;
-                ai[q] = fr * wi + fi * wr;
-            }
-            radix_p_out(pl, sg, ar, ai, x + k1, B);
-        }
+        radix_pass(pl, F, x, m0, c, sg);
     }
     tick(pl, 2, &tm);
 }
@@ -176,7 +240,7 @@ static void exec_fused(bspfft_plan *pl, fftw_complex *x, int d)
  * The buffers alternate between transforms (par): a process writes buffer
  * par again only after the next transform's sync, which every reader of
  * the previous contents has passed. */
-static void exec_pull(bspfft_plan *pl, fftw_complex *x, int d)
+BSPFFT_CLONES static void exec_pull(bspfft_plan *pl, fftw_complex *x, int d)
 {
     const size_t N = pl->N, p = pl->p, s = pl->s, B = N / p, C = pl->C;
     const double sg = d == 0 ? 1.0 : -1.0;
@@ -252,7 +316,7 @@ static void exec_pull(bspfft_plan *pl, fftw_complex *x, int d)
     tick(pl, 2, &tm);
 }
 
-static void exec_general(bspfft_plan *pl, fftw_complex *x, int d)
+BSPFFT_CLONES static void exec_general(bspfft_plan *pl, fftw_complex *x, int d)
 {
     const int L = pl->L;
     const double sg = d == 0 ? 1.0 : -1.0;
@@ -281,13 +345,26 @@ static void exec_general(bspfft_plan *pl, fftw_complex *x, int d)
     }
 }
 
+const char *bspfft_code(const bspfft_plan *pl)
+{
+    const int put = (pl->flags & BSPFFT_BUFFERED) != 0;
+    if (pl->L == 1) return "local";
+    if (pl->rows) return "rows";
+    if (pl->pull) return "pull";
+    if (pl->fpull) return "fused-pull";
+    if (pl->fused) return put ? "fused-put" : "fused-push";
+    if (pl->fast) return put ? "fast-put" : "fast";
+    return "general";
+}
+
 void bspfft_execute(bspfft_plan *pl, double *xin, int sign)
 {
     const int d = sign < 0 ? 0 : 1;
     if (!pl->plan[d][0]) bsp_abort("bspfft_execute: the plan has no backward transform\n");
     fftw_complex *x = (fftw_complex *)xin;
-    /* FFTW plans for pl->xa's alignment; the rows code never hands x to FFTW */
-    const int staged = !pl->rows && fftw_alignment_of(xin) != pl->align;
+    /* FFTW plans for pl->xa's alignment; the rows and fused codes never
+     * hand x to FFTW */
+    const int staged = !pl->rows && !pl->fused && fftw_alignment_of(xin) != pl->align;
     if (staged) {
         memcpy(pl->xa, x, pl->N * sizeof(fftw_complex));
         x = pl->xa;
@@ -295,6 +372,7 @@ void bspfft_execute(bspfft_plan *pl, double *xin, int sign)
     if (pl->L == 1) fftw_execute_dft(pl->plan[d][0], x, x);
     else if (pl->rows) bspfft_exec_rows(pl, x, d);
     else if (pl->pull) exec_pull(pl, x, d);
+    else if (pl->fpull) exec_fused_pull(pl, x, d);
     else if (pl->fused) exec_fused(pl, x, d);
     else if (pl->fast) exec_fast(pl, x, d);
     else exec_general(pl, x, d);

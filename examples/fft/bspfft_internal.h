@@ -39,8 +39,9 @@ typedef struct run {
 struct bspfft_plan {
     size_t n, N;                  /* length, local length n/p */
     unsigned p, s, flags;
-    int L, fast, fused, pull, rows; /* passes; fast path (L == 2); its fused, pull and
-                                       two-pass (rows) variants */
+    int L, fast, fused, fpull, pull, rows; /* passes; fast path (L == 2); its fused
+                                            (push; with fpull the exchange at the
+                                            end), pull and two-pass (rows) variants */
     size_t r[MAXPASS];            /* radices */
     fftw_plan plan[2][MAXPASS];   /* [forward, backward][pass] */
     fftw_complex *work, *recv[2], *send, *xa;
@@ -68,6 +69,17 @@ struct bspfft_plan {
     run *runs[MAXPASS];
     size_t nruns[MAXPASS];
 };
+
+/* The hand-written passes (twiddles, radix-p stages) also in AVX2 + FMA
+ * where the CPU has them: GCC makes a clone per target and picks one at
+ * load time. The baseline x86-64 (SSE2) does one complex number per
+ * instruction; measured at n = 2^16, p = 2 the receiver's pass took 43-50
+ * instead of 76-77 microseconds. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__)
+#define BSPFFT_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define BSPFFT_CLONES
+#endif
 
 /* the two-pass code (bspfft_rows.c) */
 void bspfft_exec_rows(bspfft_plan *pl, fftw_complex *x, int d);

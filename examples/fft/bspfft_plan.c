@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sys/mman.h>
 
@@ -180,6 +181,16 @@ static void free_tables(bspfft_plan *pl)
     }
 }
 
+/* bsp_direct_get reads memory at once on the pthread engine; on the MPI
+ * and hybrid engines (SUPERSTEP_ENGINE, set by bsprun) it may be a round
+ * trip to another rank, which with more ranks than cores waits for that
+ * rank to be scheduled */
+static int direct_get_is_local(void)
+{
+    const char *e = getenv("SUPERSTEP_ENGINE");
+    return !e || !*e || strcasecmp(e, "pthread") == 0;
+}
+
 bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
 {
     const unsigned p = bsp_nprocs(), s = bsp_pid();
@@ -206,16 +217,16 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         ok = pl->work && pl->recv[0] && pl->recv[1] && pl->xa && (pl->fast || L == 1 || pl->send);
     }
     const int can_push = pl && pl->fast && p <= 8 && (N & (N - 1)) == 0 && !(flags & BSPFFT_NOFUSE);
-    int pull = pl && pl->fast && p <= 8 && !(flags & (BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PUSH));
-    if (pull && can_push && !(flags & BSPFFT_PULL)) {
-        /* where the push code measured faster (p = 2, 2 cores, 32 MiB L3):
-         * up to 2 MiB of data, where the pull code reads twice what it
-         * needs from the other cores' caches (whole lines of G_q), and at
-         * 16 MiB, where its x and out-of-place FFTW outputs (32 MiB in
-         * all) just fill the L3 while push's in-place block FFTs use half */
-        const size_t b = n * sizeof(fftw_complex);
-        pull = !(b <= ((size_t)2 << 20) || (b > ((size_t)8 << 20) && b <= ((size_t)16 << 20)));
-    }
+    /* by default the fused code with the exchange at the end wherever it
+     * applies (below the two-pass code's sizes): measured at p = 2 on 2
+     * cores it was as fast as the push code up to 2 MiB of data and faster
+     * above, and faster than the pull code, which reads whole lines of
+     * the others' outputs of which it uses 1/p (docs/apps-numeric.md).
+     * Where bsp_direct_get is a round trip (MPI, hybrid), the push code. */
+    const int fpull = can_push && !(flags & (BSPFFT_BUFFERED | BSPFFT_PUSH | BSPFFT_PULL)) &&
+                      ((flags & BSPFFT_FUSED_PULL) || direct_get_is_local());
+    const int pull = pl && pl->fast && p <= 8 && !fpull &&
+                     !(flags & (BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PUSH));
     /* the two-pass code (by default above 16 MiB of data, where it measured
      * faster than push and pull at p = 2: 2^21 .. 2^24): n = n1 n2 with n2 at
      * most 2^12 and R = 8 (or 4) rows and columns per block, p R | n1, n2 */
@@ -225,7 +236,8 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
     const size_t mn = ((size_t)1 << (lg1 < lg2 ? lg1 : lg2)) / p, R = mn >= 8 ? 8 : 4;
     const int rows = pl && pl->fast && p <= 8 && (n & (n - 1)) == 0 && mn >= 4 &&
                      ((size_t)1 << lg2) >= (size_t)p * p &&
-                     !(flags & (BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PUSH | BSPFFT_PULL)) &&
+                     !(flags & (BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PUSH | BSPFFT_PULL |
+                                BSPFFT_FUSED_PULL)) &&
                      ((flags & BSPFFT_ROWS) || n * sizeof(fftw_complex) > ((size_t)16 << 20));
     if (ok && rows) {
         const size_t n2 = (size_t)1 << lg2;
@@ -259,6 +271,7 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         /* fused and pull: w_N^e = f1[e mod T] f2[e / T], T = 2^lgT about sqrt(N) */
         pl->pull = pull;
         pl->fused = !pull;
+        pl->fpull = fpull;
         unsigned lgN = 0;
         while (((size_t)1 << lgN) < N) ++lgN;
         pl->lgT = (lgN + 1) / 2;
@@ -274,6 +287,13 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
             pl->C = 4096 / (p * p);
             if (pl->C > B) pl->C = B;
             pl->stage = fftw_malloc(p * p * pl->C * sizeof(fftw_complex));
+            ok = pl->stage != NULL;
+        } else if (fpull) {
+            /* 32-64 KiB of remote data per chunk (p - 1 reads of C) */
+            const size_t B = N / p;
+            pl->C = 4096 / p;
+            if (pl->C > B) pl->C = B;
+            pl->stage = fftw_malloc(p * pl->C * sizeof(fftw_complex));
             ok = pl->stage != NULL;
         }
         ok = ok && pl->f1 && pl->f2 && pl->cs && pl->wp;
@@ -380,7 +400,7 @@ void bspfft_plan_destroy(bspfft_plan *pl)
         if (q == pl->s)
             for (int d = 0; d < 2; ++d)
                 for (int l = 0; l < pl->L; ++l)
-                    if (pl->plan[d][l] && !((pl->fused || pl->pull) && l > 0))
+                    if (pl->plan[d][l] && !(l > 0 && pl->plan[d][l] == pl->plan[d][0]))
                         fftw_destroy_plan(pl->plan[d][l]);
         bsp_sync();
     }

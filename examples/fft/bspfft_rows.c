@@ -54,7 +54,7 @@ static inline void wn_exp(const bspfft_plan *pl, size_t e, double sg, double *wr
     *wi = sg * ((*u)[0] * (*w)[1] + (*u)[1] * (*w)[0]);
 }
 
-void bspfft_exec_rows(bspfft_plan *pl, fftw_complex *x, int d)
+BSPFFT_CLONES void bspfft_exec_rows(bspfft_plan *pl, fftw_complex *x, int d)
 {
     const size_t p = pl->p, s = pl->s, n1 = (size_t)1 << pl->lg1, n2 = (size_t)1 << pl->lg2;
     const size_t M = n2 / p, Q = n1 / p, R = pl->R, mask = pl->n - 1, slab = M * R;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bsp.h>
 #include <cmath>
+#include <string>
 #include <vector>
 
 TEST(FftSmoke, FourProcessesOneRedistribution)
@@ -18,11 +19,15 @@ TEST(FftSmoke, FourProcessesOneRedistribution)
     for (size_t i = 0; i < 2 * n; ++i) EXPECT_NEAR(ref[i], x[i], 1e-12) << i;
 }
 
-// The two-pass code (BSPFFT_ROWS) through the SPMD plan API: bsp_direct_get
-// of slabs, the streaming stores and the tiles; forward then backward.
+// The codes that read with bsp_direct_get through the SPMD plan API,
+// forward then backward: the two-pass code (BSPFFT_ROWS: slabs, streaming
+// stores, tiles) and the fused code with the exchange at the end
+// (BSPFFT_FUSED_PULL: chunks of the others' blocks).
 namespace {
 double rows_err = -1;   // set by pid 0
 bool rows_run = false;
+unsigned rows_flags = BSPFFT_ROWS;
+std::string rows_code;   // bspfft_code on pid 0
 
 double input(size_t i, int part) { return std::sin(0.11 * double(i) + part) + 0.01 * double(i % 13); }
 
@@ -30,6 +35,14 @@ void rows_entry()
 {
     bsp_begin(rows_run ? 2 : bsp_nprocs());
     const unsigned p = bsp_nprocs(), s = bsp_pid();
+    // on MPI only pid 0 ran the test body: the flags come from it
+    unsigned flags = rows_flags;
+    bsp_push_reg(&flags, sizeof flags);
+    bsp_sync();
+    if (s == 0)
+        for (unsigned q = 1; q < p; ++q) bsp_put(q, &flags, &flags, 0, sizeof flags);
+    bsp_sync();
+    bsp_pop_reg(&flags);
     const size_t n = 4096, N = n / p;
     std::vector<double> ref(2 * n), x(2 * N);
     for (size_t i = 0; i < n; ++i) {
@@ -45,8 +58,9 @@ void rows_entry()
         if (q == s && fft_seq(ref.data(), n, -1) != 0) bsp_abort("fft_seq failed\n");
         bsp_sync();
     }
-    bspfft_plan *pl = bspfft_plan_create(n, BSPFFT_ROWS);
+    bspfft_plan *pl = bspfft_plan_create(n, flags);
     if (!pl) bsp_abort("no plan\n");
+    if (s == 0 && rows_run) rows_code = bspfft_code(pl);
     bspfft_execute(pl, x.data(), -1);
     double err = 0;
     for (size_t t = 0; t < N; ++t)
@@ -64,14 +78,30 @@ void rows_entry()
     if (s == 0 && rows_run) rows_err = *std::max_element(all.begin(), all.end());
     bsp_end();
 }
-} // namespace
 
-TEST(FftSmoke, TwoPassCodeForwardAndBackward)
+void run_code(unsigned flags)
 {
+    rows_flags = flags;
+    rows_err = -1;
     rows_run = true;
     bsp_init(rows_entry, 0, nullptr);
     rows_entry();
     rows_run = false;
+}
+} // namespace
+
+TEST(FftSmoke, TwoPassCodeForwardAndBackward)
+{
+    run_code(BSPFFT_ROWS);
+    EXPECT_EQ("rows", rows_code);
+    ASSERT_GE(rows_err, 0.0);
+    EXPECT_LT(rows_err, 1e-13);
+}
+
+TEST(FftSmoke, FusedPullCodeForwardAndBackward)
+{
+    run_code(BSPFFT_FUSED_PULL);
+    EXPECT_EQ("fused-pull", rows_code);
     ASSERT_GE(rows_err, 0.0);
     EXPECT_LT(rows_err, 1e-13);
 }

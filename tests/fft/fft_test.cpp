@@ -205,7 +205,9 @@ INSTANTIATE_TEST_SUITE_P(
 // several chunks, a partial last chunk (p = 3: B = 2048 is no multiple of
 // the chunk, 455), n/p no power of two (p = 3, 5) and p = 2, 3, 4, 5, 8,
 // forced with BSPFFT_PULL (the default picks push, pull or the two-pass code
-// by size) up to n = 2^18; the push code on some of the sizes. The
+// by size) up to n = 2^18; the push code and the fused code with the
+// exchange at the end (BSPFFT_FUSED_PULL, chunks of 4096/p; the default
+// on the pthread engine below 16 MiB) on some of the sizes. The
 // two-pass code (BSPFFT_ROWS; by default at n = 2^21, p = 2) with
 // blocks of R = 8 rows here and R = 4 in the Flags cases n = 64, p = 2 and
 // n = 2048, p = 8 (one tile per slab row).
@@ -222,6 +224,11 @@ INSTANTIATE_TEST_SUITE_P(
                       SCase{ 8, 8192, BSPFFT_PULL, 1 },
                       SCase{ 8, 8192, BSPFFT_PULL | BSPFFT_PROFILE, 0 },
                       SCase{ 8, 8192, BSPFFT_PUSH | BSPFFT_BUFFERED, 0 },
+                      SCase{ 2, size_t(1) << 16, BSPFFT_FUSED_PULL, 1 },
+                      SCase{ 4, size_t(1) << 14, BSPFFT_FUSED_PULL | BSPFFT_PROFILE, 0 },
+                      SCase{ 8, 8192, BSPFFT_FUSED_PULL, 1 },
+                      SCase{ 8, 64, BSPFFT_FUSED_PULL, 0 },   // blocks of one element
+                      SCase{ 2, 64, BSPFFT_FUSED_PULL, 1 },
                       SCase{ 2, size_t(1) << 16, BSPFFT_ROWS, 0 },
                       SCase{ 4, size_t(1) << 14, BSPFFT_ROWS, 1 },
                       SCase{ 8, 8192, BSPFFT_ROWS, 0 },
