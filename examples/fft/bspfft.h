@@ -51,10 +51,18 @@
  * a round trip (n1/(R p) groups of p - 1 calls per transform, far fewer
  * than the pull code's chunks); with more ranks than cores, where the
  * target may not be running, BSPFFT_PUSH avoids them.
- * By default, measured on a 2-core, 32 MiB-L3 machine: the push code for
- * 16 n bytes <= 2 MiB and 8 MiB < 16 n bytes <= 16 MiB, the two-pass code
- * above 16 MiB, the pull code elsewhere (and whenever n is no power of
- * two). BSPFFT_NOFUSE selects steps 1-4 as listed.
+ * The fused code with the exchange at the end (BSPFFT_FUSED_PULL) runs the
+ * push code's sender pass into a registered buffer, FFTW on all p blocks
+ * there, one sync, and the receiver's last pass reading block s of every
+ * other process with bsp_direct_get in cache-sized chunks: each byte
+ * crosses between cores once, and exactly the bytes needed.
+ * By default, measured on a 2-core, 32 MiB-L3 machine: the two-pass code
+ * above 16 MiB of data (16 n bytes), below it the fused code with the
+ * exchange at the end on the pthread engine and the push code on the MPI
+ * and hybrid engines (where each bsp_direct_get is a round trip), the pull
+ * code when n/p is no power of two. BSPFFT_NOFUSE selects steps 1-4 as
+ * listed. The hand-written passes are also compiled for AVX2 + FMA and
+ * chosen at load time where the CPU has them (GCC on x86-64).
  * For p > sqrt(n) the same scheme runs with more, smaller radices: L local
  * passes of radix r_1 .. r_L (each dividing n/p, product n) separated by
  * L - 1 redistributions, the analogue of the paper's group-cyclic
