@@ -74,8 +74,10 @@ struct bspfft_plan {
  * where the CPU has them: GCC makes a clone per target and picks one at
  * load time. The baseline x86-64 (SSE2) does one complex number per
  * instruction; measured at n = 2^16, p = 2 the receiver's pass took 43-50
- * instead of 76-77 microseconds. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__)
+ * instead of 76-77 microseconds. Not under ThreadSanitizer, whose runtime
+ * is not up yet when the loader runs the clones' resolvers (a crash). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__) && \
+    !defined(__SANITIZE_THREAD__)
 #define BSPFFT_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define BSPFFT_CLONES
