@@ -111,12 +111,20 @@ static inline void tick(bspfft_plan *pl, int phase, double *t)
     *t = now;
 }
 
-/* w_N^e (conjugated for the backward transform: sg = -1) */
-static inline void wN(const bspfft_plan *pl, size_t e, double sg, double *wr, double *wi)
+/* A root of unity from two tables, w^e = lo[e mod 2^lg] hi[e >> lg]
+ * (conjugated when sg = -1) */
+static inline void tw_tables(const fftw_complex *lo, const fftw_complex *hi, unsigned lg, size_t e,
+                             double sg, double *wr, double *wi)
 {
-    const fftw_complex *a = &pl->f1[e & (((size_t)1 << pl->lgT) - 1)], *b = &pl->f2[e >> pl->lgT];
+    const fftw_complex *a = &lo[e & (((size_t)1 << lg) - 1)], *b = &hi[e >> lg];
     *wr = (*a)[0] * (*b)[0] - (*a)[1] * (*b)[1];
     *wi = sg * ((*a)[0] * (*b)[1] + (*a)[1] * (*b)[0]);
+}
+
+/* w_N^e, N = n/p (conjugated for the backward transform: sg = -1) */
+static inline void wN(const bspfft_plan *pl, size_t e, double sg, double *wr, double *wi)
+{
+    tw_tables(pl->f1, pl->f2, pl->lgT, e, sg, wr, wi);
 }
 
 /* A DFT of length p <= 8 (the radix-p stage): v_j = sum_q w_p^(q j) a_q,

@@ -49,9 +49,7 @@ static inline void stream_fence(void)
 /* w_n^e from the two tables of the rows path (conjugated when sg = -1) */
 static inline void wn_exp(const bspfft_plan *pl, size_t e, double sg, double *wr, double *wi)
 {
-    const fftw_complex *u = &pl->g1[e & (((size_t)1 << pl->lgG) - 1)], *w = &pl->g2[e >> pl->lgG];
-    *wr = (*u)[0] * (*w)[0] - (*u)[1] * (*w)[1];
-    *wi = sg * ((*u)[0] * (*w)[1] + (*u)[1] * (*w)[0]);
+    tw_tables(pl->g1, pl->g2, pl->lgG, e, sg, wr, wi);
 }
 
 BSPFFT_CLONES void bspfft_exec_rows(bspfft_plan *pl, fftw_complex *x, int d)
