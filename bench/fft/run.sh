@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Reproduces the FFT figures of docs/apps-numeric.md: p = 2 against FFTW
 # with 1 and 2 threads, n = 2^16 .. 2^24, FFTW_MEASURE plans, Release
-# build; JSON lines on stdout (the default code for each size: push up to
-# 2 MiB of data and at 16 MiB, pull between, the two-pass code above 16 MiB;
-# see examples/fft/bspfft.h). A second pass shows the fused push code
-# (bsp_hpput) at every size, a third the buffered bsp_put. FFTW wisdom is kept in $dir/fft.wisdom: the first run plans
+# build; JSON lines on stdout, each naming the code that ran ("variant"; by
+# default the fused code with the exchange at the end up to 16 MiB of data,
+# the two-pass code above; see examples/fft/bspfft.h). A second pass shows
+# the fused push code (bsp_hpput) at every size, a third the buffered
+# bsp_put. FFTW wisdom is kept in $dir/fft.wisdom: the first run plans
 # (minutes for the large sizes), later ones reuse the plans.
 #   bench/fft/run.sh [build-dir]      (default: build-rel)
 set -euo pipefail
