@@ -272,6 +272,16 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         pl->pull = pull;
         pl->fused = !pull;
         pl->fpull = fpull;
+        if (pl->fused) {
+            /* x never reaches FFTW (no staging copy), and with the exchange
+             * at the end there is no put source either */
+            free(pl->xa);
+            pl->xa = NULL;
+            if (fpull) {
+                free(pl->work);
+                pl->work = NULL;
+            }
+        }
         unsigned lgN = 0;
         while (((size_t)1 << lgN) < N) ++lgN;
         pl->lgT = (lgN + 1) / 2;
