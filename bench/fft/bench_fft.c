@@ -16,7 +16,10 @@
  * wisdom), so that a change in the machine's load affects them alike.
  * Usage: bench_fft [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R]
  *                  [-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-fpull] [-rows]
- *                  [-profile] [-wisdom FILE] [-huge]
+ *                  [-copy] [-profile] [-wisdom FILE] [-huge]
+ * -copy: the codes that read the others' buffers copy them with
+ * bsp_direct_get on the pthread engine too (BSPFFT_COPY_REMOTE; "variant"
+ * gets "+copy"); by default they read them in place there.
  * -wisdom FILE imports FFTW wisdom from FILE (when it exists) and exports
  * it there at the end: later runs skip the long FFTW_MEASURE planning of
  * the large sizes, and runs that share the file use the same FFTW plans
@@ -187,11 +190,12 @@ int main(int argc, char **argv)
         else if (strcmp(a, "-pull") == 0) c.flags |= BSPFFT_PULL;
         else if (strcmp(a, "-fpull") == 0) c.flags |= BSPFFT_FUSED_PULL;
         else if (strcmp(a, "-rows") == 0) c.flags |= BSPFFT_ROWS;
+        else if (strcmp(a, "-copy") == 0) c.flags |= BSPFFT_COPY_REMOTE;
         else if (strcmp(a, "-wisdom") == 0) { wisdom = v; ++i; }
         else {
             fprintf(stderr, "usage: %s [-p P] [-t THREADS] [-min LOG2] [-max LOG2] [-rounds R] "
-                            "[-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-fpull] [-rows] [-profile] "
-                            "[-wisdom FILE] [-huge]\n", argv[0]);
+                            "[-estimate] [-generic] [-buffered] [-nofuse] [-push] [-pull] [-fpull] [-rows] [-copy] "
+                            "[-profile] [-wisdom FILE] [-huge]\n", argv[0]);
             return 2;
         }
     }
@@ -237,7 +241,7 @@ int main(int argc, char **argv)
                "\"gflops_bsp\":%.2f,\"gflops_fftw_threads\":%.2f,\"supersteps\":%d,"
                "\"min_fftw1\":%.4e,\"min_fftw_threads\":%.4e,\"min_bsp\":%.4e,\"min_bsp_vs_fftw_threads\":%.3f",
                n, c.P, c.threads, planner == FFTW_MEASURE ? "measure" : "estimate",
-               c.code[lg], "",
+               c.code[lg], (c.flags & BSPFFT_COPY_REMOTE) ? "+copy" : "",
                huge_all, k, t1, tt, tb, t1 / tb, t1 / tt, tt / tb, flops / tb * 1e-9, flops / tt * 1e-9,
                c.L[lg] - 1, m1, mt, mb, mt / mb);
         if (c.flags & BSPFFT_PROFILE)

@@ -51,6 +51,12 @@
  * a round trip (n1/(R p) groups of p - 1 calls per transform, far fewer
  * than the pull code's chunks); with more ranks than cores, where the
  * target may not be running, BSPFFT_PUSH avoids them.
+ * When all processes are threads of one address space (the pthread
+ * engine; the hybrid engine on one node) these three codes read the
+ * others' buffers in place after the sync, where bsp_direct_get would copy
+ * them (the plan learns their addresses once and checks that they are in
+ * this address space): no copy of the remote data into a staging buffer
+ * (BSPFFT_COPY_REMOTE keeps the copies).
  * The fused code with the exchange at the end (BSPFFT_FUSED_PULL) runs the
  * push code's sender pass into a registered buffer, FFTW on all p blocks
  * there, one sync, and the receiver's last pass reading block s of every
@@ -103,10 +109,14 @@ enum {
     BSPFFT_ROWS = 256,      /* p^2 | n, n a power of two, p <= 8, n >= 64 p^2: always the
                                two-pass code (columns, one sync, rows read with
                                bsp_direct_get); by default above 16 MiB of data */
-    BSPFFT_FUSED_PULL = 512 /* p^2 | n, p <= 8, n/p a power of two: always the fused
+    BSPFFT_FUSED_PULL = 512,/* p^2 | n, p <= 8, n/p a power of two: always the fused
                                code with the exchange at the end (sender pass, FFTW on
                                the blocks, one sync, last stage reading the others'
                                blocks with bsp_direct_get) */
+    BSPFFT_COPY_REMOTE = 1024 /* the codes that read the others' buffers (pull, fused
+                               pull, two-pass) copy them with bsp_direct_get also on
+                               the pthread engine, where by default they read them in
+                               place (one address space; see above) */
 };
 
 typedef struct bspfft_plan bspfft_plan;

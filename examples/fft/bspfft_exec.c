@@ -210,6 +210,14 @@ static void exec_fused_pull(bspfft_plan *pl, fftw_complex *x, int d)
     pl->par ^= 1;
     tick(pl, 1, &tm);
     const fftw_complex *F[8];
+    if (pl->peer) {
+        /* one address space: read the others' blocks where they are */
+        const int b = pl->par ^ 1;
+        for (size_t q = 0; q < p; ++q) F[q] = pl->peer[2 * q + b] + B * s;
+        radix_pass(pl, F, x, 0, B, sg);
+        tick(pl, 2, &tm);
+        return;
+    }
     for (size_t m0 = 0; m0 < B; m0 += C) {
         const size_t c = B - m0 < C ? B - m0 : C;
         for (size_t q = 0; q < p; ++q) {
@@ -261,7 +269,9 @@ BSPFFT_CLONES static void exec_pull(bspfft_plan *pl, fftw_complex *x, int d)
     for (size_t m0 = 0; m0 < B; m0 += C) {
         const size_t c = B - m0 < C ? B - m0 : C;
         for (size_t q = 0; q < p; ++q) {
-            if (q == s) {
+            if (pl->peer) {
+                src[q] = pl->peer[2 * q + (pl->par ^ 1)] + p * m0;   /* in place */
+            } else if (q == s) {
                 src[q] = G + p * m0;
             } else {
                 fftw_complex *st = pl->stage + q * p * C;

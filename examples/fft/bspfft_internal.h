@@ -56,6 +56,10 @@ struct bspfft_plan {
     /* pull path: chunk of C outputs per block; staging for the remote reads */
     size_t C;
     fftw_complex *stage;
+    /* the codes that read the others' buffers, on the pthread engine:
+     * every process's recv[0], recv[1] (peer[2 q + b]), read in place
+     * instead of through bsp_direct_get copies; NULL elsewhere */
+    fftw_complex **peer;
     /* rows path: n = n1 n2 (2^lg1 2^lg2); R rows or columns per FFTW call, in v;
      * w_n^e = g1[e mod 2^lgG] g2[e >> lgG]; per group of rows: W1 (B1), W2,
      * twr (the twiddle at each tile's start) */

@@ -4,9 +4,12 @@
 #include <inprod.h>
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <sys/mman.h>
 
@@ -168,6 +171,7 @@ static void free_tables(bspfft_plan *pl)
     fftw_free(pl->cs);
     fftw_free(pl->wp);
     fftw_free(pl->stage);
+    free(pl->peer);
     free(pl->v);
     fftw_free(pl->g1);
     fftw_free(pl->g2);
@@ -189,6 +193,62 @@ static int direct_get_is_local(void)
 {
     const char *e = getenv("SUPERSTEP_ENGINE");
     return !e || !*e || strcasecmp(e, "pthread") == 0;
+}
+
+/* A number that differs between processes (address spaces) and is the
+ * same for all threads of one: its address-space-wide variable, the
+ * process id and the clock at first use, mixed. */
+static uint64_t process_token(void)
+{
+    static _Atomic uint64_t token;
+    uint64_t t = atomic_load(&token);
+    if (t == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t z = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
+                     (uint64_t)(uintptr_t)&token;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;   /* splitmix64's finaliser */
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        uint64_t expected = 0;
+        atomic_compare_exchange_strong(&token, &expected, z ? z : 1);
+        t = atomic_load(&token);
+    }
+    return t;
+}
+
+/* Collective. When all processes are threads of one address space (the
+ * pthread engine, or the hybrid engine on one node), the codes that read
+ * the others' buffers after the sync read them in place (what
+ * bsp_direct_get would copy): the plan learns their addresses here. The
+ * process tokens decide, not the engine's name: an MPI program may not say
+ * which engine it runs on. Every process reaches the same answer. */
+static void learn_peers(bspfft_plan *pl)
+{
+    typedef struct { uint64_t token; fftw_complex *buf[2]; } peer_info;
+    const unsigned p = pl->p, s = pl->s;
+    peer_info mine = { process_token(), { pl->recv[0], pl->recv[1] } };
+    peer_info *all = calloc(p, sizeof *all);
+    if (!all) bsp_abort("bspfft: out of memory on pid %u\n", s);
+    bsp_push_reg(all, p * sizeof *all);
+    bsp_sync();
+    for (unsigned q = 0; q < p; ++q) bsp_put(q, &mine, all, s * sizeof *all, sizeof mine);
+    bsp_sync();
+    bsp_pop_reg(all);
+    bsp_sync();
+    int shared = 1;
+    for (unsigned q = 0; q < p; ++q) shared = shared && all[q].token == mine.token;
+    if (shared) {
+        pl->peer = malloc(2 * (size_t)p * sizeof *pl->peer);
+        if (!pl->peer) bsp_abort("bspfft: out of memory on pid %u\n", s);
+        for (unsigned q = 0; q < p; ++q) {
+            pl->peer[2 * q] = all[q].buf[0];
+            pl->peer[2 * q + 1] = all[q].buf[1];
+        }
+        fftw_free(pl->stage);   /* no copies to stage */
+        pl->stage = NULL;
+    }
+    free(all);
 }
 
 bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
@@ -397,6 +457,7 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
         }
         bsp_sync();
     }
+    if ((pl->fpull || pl->pull || pl->rows) && !(flags & BSPFFT_COPY_REMOTE)) learn_peers(pl);
     pl->align = fftw_alignment_of((double *)pl->xa);
     return pl;
 }

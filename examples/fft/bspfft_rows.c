@@ -82,7 +82,9 @@ BSPFFT_CLONES void bspfft_exec_rows(bspfft_plan *pl, fftw_complex *x, int d)
     for (size_t g = 0; g < Q / R; ++g) {
         const size_t off = (s * (Q / R) + g) * slab;
         for (size_t q = 0; q < p; ++q) {
-            if (q == s) {
+            if (pl->peer) {
+                sl[q] = pl->peer[2 * q + (pl->par ^ 1)] + off;   /* in place */
+            } else if (q == s) {
                 sl[q] = G + off;
             } else {
                 bsp_direct_get((bsp_pid_t)q, G, off * sizeof(fftw_complex), pl->stage + q * slab,

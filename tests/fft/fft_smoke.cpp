@@ -105,3 +105,14 @@ TEST(FftSmoke, FusedPullCodeForwardAndBackward)
     ASSERT_GE(rows_err, 0.0);
     EXPECT_LT(rows_err, 1e-13);
 }
+
+// The same three codes copying the others' data with bsp_direct_get (what
+// MPI does; on the pthread engine they read it in place by default)
+TEST(FftSmoke, CopyRemoteCodesForwardAndBackward)
+{
+    for (unsigned code : { unsigned(BSPFFT_ROWS), unsigned(BSPFFT_FUSED_PULL), unsigned(BSPFFT_PULL) }) {
+        run_code(code | BSPFFT_COPY_REMOTE);
+        ASSERT_GE(rows_err, 0.0) << code;
+        EXPECT_LT(rows_err, 1e-13) << code;
+    }
+}

@@ -207,7 +207,9 @@ INSTANTIATE_TEST_SUITE_P(
 // forced with BSPFFT_PULL (the default picks push, pull or the two-pass code
 // by size) up to n = 2^18; the push code and the fused code with the
 // exchange at the end (BSPFFT_FUSED_PULL, chunks of 4096/p; the default
-// on the pthread engine below 16 MiB) on some of the sizes. The
+// on the pthread engine below 16 MiB) on some of the sizes. On the pthread
+// engine these codes read the others' buffers in place; with
+// BSPFFT_COPY_REMOTE through bsp_direct_get copies (as on MPI). The
 // two-pass code (BSPFFT_ROWS; by default at n = 2^21, p = 2) with
 // blocks of R = 8 rows here and R = 4 in the Flags cases n = 64, p = 2 and
 // n = 2048, p = 8 (one tile per slab row).
@@ -234,6 +236,14 @@ INSTANTIATE_TEST_SUITE_P(
                       SCase{ 8, 8192, BSPFFT_ROWS, 0 },
                       SCase{ 2, size_t(1) << 18, BSPFFT_PULL, 1 },
                       SCase{ 2, size_t(1) << 21, BSPFFT_ESTIMATE, 0 },
-                      SCase{ 2, size_t(1) << 21, BSPFFT_ESTIMATE, 1 }));
+                      SCase{ 2, size_t(1) << 21, BSPFFT_ESTIMATE, 1 },
+                      // the same codes copying the others' data with
+                      // bsp_direct_get instead of reading it in place
+                      SCase{ 2, size_t(1) << 16, BSPFFT_PULL | BSPFFT_COPY_REMOTE, 1 },
+                      SCase{ 3, 9 * 2048, BSPFFT_PULL | BSPFFT_COPY_REMOTE, 0 },
+                      SCase{ 2, size_t(1) << 16, BSPFFT_FUSED_PULL | BSPFFT_COPY_REMOTE, 0 },
+                      SCase{ 8, 8192, BSPFFT_FUSED_PULL | BSPFFT_COPY_REMOTE, 1 },
+                      SCase{ 4, size_t(1) << 14, BSPFFT_ROWS | BSPFFT_COPY_REMOTE, 0 },
+                      SCase{ 2, size_t(1) << 21, BSPFFT_COPY_REMOTE, 1 }));
 
 } // namespace
