@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static int fails;   /* this process, current case */
 
@@ -403,6 +405,75 @@ SPMD(case_remote_size_direct_get)
     finish(ctx, s_, args);
 }
 
+/* Whether bsp_direct_get reads another process's memory at once, without
+ * the owner's help: always on threads; on the MPI engine on one node by
+ * process_vm_readv, unless switched off or where the kernel forbids it
+ * (Yama ptrace_scope above 0) */
+static int direct_get_immediate(void)
+{
+    const char *shm = getenv("SUPERSTEP_MPI_SHM"), *cma = getenv("SUPERSTEP_MPI_CMA");
+    if ((shm && strcmp(shm, "0") == 0) || (cma && strcmp(cma, "0") == 0)) return 0;
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = 0;
+    if (f) {
+        if (fscanf(f, "%d", &scope) != 1) scope = 1;
+        fclose(f);
+    }
+    return scope == 0;
+}
+
+/* bsp_direct_get from a process that is busy outside the library: the
+ * last process waits (at most 10 s) for a file that pid 0 creates only
+ * after its direct get from it returned. With an immediate read the file
+ * comes at once; a read that needs the owner's help would wait for the
+ * owner's next sync, after the 10 s (where that is expected: no wait). */
+SPMD(case_direct_get_owner_busy)
+{
+    struct { uint64_t ospid, data[7]; } area;
+    area.ospid = (uint64_t)getpid();
+    for (int i = 0; i < 7; ++i) area.data[i] = s_ * 100 + (uint64_t)i;
+    setup(ctx, 1, 2);
+    lpf_memslot_t ga;
+    lpf_register_global(ctx, &area, sizeof area, &ga);
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    const lpf_pid_t last = p_ - 1;
+    if (p_ > 1 && s_ == 0) {
+        uint64_t v[8] = { 0 };
+        OK(sstep_direct_get(ctx, last, ga, 0, v, sizeof v));
+        CHECK(v[1] == last * 100 && v[7] == last * 100 + 6);
+        char path[128];
+        snprintf(path, sizeof path, "/tmp/sstep-dg-busy-%llu", (unsigned long long)v[0]);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) fclose(f);
+    } else if (p_ > 1 && s_ == last) {
+        char path[128];
+        snprintf(path, sizeof path, "/tmp/sstep-dg-busy-%llu", (unsigned long long)area.ospid);
+        /* where the read needs our help, do not wait: it comes at the sync */
+        const int expect = direct_get_immediate();
+        int seen = 0;
+        for (int i = 0; expect && i < 10000 && !seen; ++i) {
+            FILE *f = fopen(path, "r");
+            if (f) {
+                seen = 1;
+                fclose(f);
+            } else {
+                struct timespec ts = { 0, 1000000 };
+                nanosleep(&ts, NULL);
+            }
+        }
+        if (expect) CHECK(seen);
+    }
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    if (p_ > 1 && s_ == last) {
+        char path[128];
+        snprintf(path, sizeof path, "/tmp/sstep-dg-busy-%llu", (unsigned long long)area.ospid);
+        remove(path);
+    }
+    lpf_deregister(ctx, ga);
+    finish(ctx, s_, args);
+}
+
 SPMD(case_check_values)
 {
     struct sstep_sync_info info;
@@ -488,6 +559,7 @@ static const struct testcase cases[] = {
     { "get_before_put", case_get_before_put, 0 },
     { "messages", case_messages, 0 },
     { "remote_size_direct_get", case_remote_size_direct_get, 0 },
+    { "direct_get_owner_busy", case_direct_get_owner_busy, 0 },
     { "check_values", case_check_values, 0 },
     { "sections", case_sections, 0 },
     { "sections_two", case_sections, 2 },

@@ -207,6 +207,7 @@ size_t mpi_collect_regs(struct mpi_group *g, const struct sstep_ctx *ctx)
         g->regs[n].slot = i;
         g->regs[n].pad_ = 0;
         g->regs[n].size = e->size;
+        g->regs[n].addr = (uint64_t)(uintptr_t)e->base;
         n++;
     }
     return n;

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "mpi_group.h"
 
+#include <unistd.h>
+
 static size_t direct_min_cached;
 
 static size_t direct_min(void)
@@ -37,7 +39,10 @@ void mpi_group_free(struct mpi_group *g)
         if (g->body[1]) free(g->body[1][q].p);
         if (g->rin) free(g->rin[q].p);
         if (g->rout) free(g->rout[q].p);
-        if (g->rsz) free(g->rsz[q].s);
+        if (g->rsz) {
+            free(g->rsz[q].s);
+            free(g->rsz[q].a);
+        }
     }
     free(g->firstmem);
     free(g->rfirst);
@@ -93,6 +98,9 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
         g->shm = shm;
         g->gen = ++shm->gen;
         g->E = shm->E;
+        /* bsp_direct_get by process_vm_readv unless SUPERSTEP_MPI_CMA=0 */
+        const char *cma = getenv("SUPERSTEP_MPI_CMA");
+        g->cma = shm->ospid && !(cma && strcmp(cma, "0") == 0);
     }
     g->big = direct_min();
     /* first-message receive buffers (message path only) */
@@ -177,6 +185,14 @@ struct mpi_shm *mpi_shm_create(MPI_Comm comm)
         int du;
         MPI_Win_shared_query(win, q, &sz, &du, &seg[q]);
     }
+    shm->ospid = malloc((size_t)size * sizeof *shm->ospid);
+    int me = (int)getpid(), okp = shm->ospid != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &okp, 1, MPI_INT, MPI_MIN, comm);
+    if (okp) MPI_Allgather(&me, 1, MPI_INT, shm->ospid, 1, MPI_INT, comm);
+    else {
+        free(shm->ospid);
+        shm->ospid = NULL;
+    }
     shm->win = win;
     shm->P = (lpf_pid_t)size;
     shm->E = E;
@@ -191,5 +207,6 @@ void mpi_shm_free(struct mpi_shm *shm)
     if (!shm) return;
     MPI_Win_free(&shm->win);
     free(shm->seg);
+    free(shm->ospid);
     free(shm);
 }

@@ -66,6 +66,7 @@ struct regrec {
     uint32_t slot;
     uint32_t pad_;
     uint64_t size;
+    uint64_t addr;    /* where the area lies at the sender (for process_vm_readv) */
 };
 
 /* Request records (puts, gets): a compact 8-byte header
@@ -165,6 +166,7 @@ static inline void bigv_add(struct bigv *v, char *ptr, size_t size, lpf_pid_t q,
 
 struct rsize {
     size_t *s;
+    uint64_t *a;      /* the areas' addresses in the peer's address space */
     uint32_t n;
 };
 
@@ -205,6 +207,7 @@ struct mpi_group {
     struct sstep_arena rmsg[2];/* direct messages received, by parity */
     int oversub;
     struct mpi_shm *shm;       /* on-node fast path (NULL: first messages by MPI) */
+    int cma;                   /* bsp_direct_get reads peers with process_vm_readv */
     uint64_t gen;              /* this section's number on shm */
     unsigned char *wflags;     /* [P] flags of peers' arrival words */
     unsigned char *wflags_state; /* [P] watchdog scratch: who has arrived */

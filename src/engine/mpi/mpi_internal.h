@@ -51,6 +51,8 @@ struct mpi_shm {
     size_t E;            /* mailbox bytes per (destination, parity) */
     char **seg;          /* [P] every process's segment */
     uint64_t gen;        /* sections run on it so far (equal on all processes) */
+    int *ospid;          /* [P] every process's operating-system pid (bsp_direct_get
+                            reads peers' memory with process_vm_readv) */
 };
 /* collective over comm; NULL when not every process is on this node, or
  * SUPERSTEP_MPI_SHM=0 */

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static struct mpi_group *top_section;   /* innermost section of this process */
@@ -316,8 +317,46 @@ void mpi_serve_dgets(struct mpi_group *g)
     }
 }
 
-/* bsp_direct_get: ask the owner, which answers from its wait loops (its
- * next sync at the latest); serve others' requests while waiting. */
+/* bsp_direct_get on one node: read the owner's memory now with
+ * process_vm_readv (cross-memory attach), as the pthread engine reads
+ * shared memory, without waiting for the owner to answer. Only where the
+ * owner's registration of slot is known from the registration exchange
+ * (registrations are collective: the caller's own slot is valid, so the
+ * owner's is the one it sent) and the range lies inside it; anything else
+ * goes the message way, whose owner-side check reports errors. Returns 1
+ * when done. A failing call (no permission, say) turns the path off for
+ * the section. */
+static int cma_direct_get(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t pid,
+        uint32_t slot, size_t off, void *dst, size_t size)
+{
+    if (!g->cma || ctx->range_steps) return 0;
+    const struct rsize *r = &g->rsz[pid];
+    if (slot >= r->n || r->s[slot] == SIZE_MAX || !r->a[slot] || off > r->s[slot]
+            || size > r->s[slot] - off)
+        return 0;
+    if (size == 0) return 1;   /* the range is valid (off at the end at most) */
+    char *to = dst;
+    uint64_t from = r->a[slot] + off;
+    size_t left = size;
+    while (left) {
+        struct iovec l = { to, left }, rem = { (void *)(uintptr_t)from, left };
+        ssize_t n = process_vm_readv((pid_t)g->shm->ospid[pid], &l, 1, &rem, 1, 0);
+        if (n <= 0) {
+            if (left != size) sstep_fatal(ctx, "bsp_direct_get", "process_vm_readv from "
+                    "process %u failed after %zu of %zu bytes", pid, size - left, size);
+            g->cma = 0;   /* e.g. EPERM where ptrace is restricted: messages from now on */
+            return 0;
+        }
+        to += n;
+        from += (uint64_t)n;
+        left -= (size_t)n;
+    }
+    return 1;
+}
+
+/* bsp_direct_get: on one node read the owner's memory at once
+ * (cma_direct_get); else ask the owner, which answers from its wait loops
+ * (its next sync at the latest), and serve others' requests while waiting. */
 static lpf_err_t mp_direct_get(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot,
         size_t off, void *dst, size_t size)
 {
@@ -328,6 +367,7 @@ static lpf_err_t mp_direct_get(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t sl
         memmove(dst, from, size);
         return LPF_SUCCESS;
     }
+    if (cma_direct_get(g, ctx, pid, slot, off, dst, size)) return LPF_SUCCESS;
     struct reqv v = { NULL, 0, 0 };
     mpi_post_recv(&v, dst, size, pid, T_DGREP, g->comm);
     struct dgreq r = { slot, 0, off, size };

@@ -255,12 +255,18 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
                     uint32_t n = rs->n ? rs->n : 16;
                     while (n <= r.slot) n *= 2;
                     size_t *s = realloc(rs->s, (size_t)n * sizeof *s);
-                    if (!s) sstep_fatal(ctx, "lpf_sync", "out of memory (registration table)");
-                    for (uint32_t j = rs->n; j < n; ++j) s[j] = SIZE_MAX;
-                    rs->s = s;
+                    if (s) rs->s = s;
+                    uint64_t *a = s ? realloc(rs->a, (size_t)n * sizeof *a) : NULL;
+                    if (!s || !a) sstep_fatal(ctx, "lpf_sync", "out of memory (registration table)");
+                    rs->a = a;
+                    for (uint32_t j = rs->n; j < n; ++j) {
+                        s[j] = SIZE_MAX;
+                        a[j] = 0;
+                    }
                     rs->n = n;
                 }
                 rs->s[r.slot] = (size_t)r.size;
+                rs->a[r.slot] = r.addr;
             }
             b += h->nreg * sizeof(struct regrec);
         }
