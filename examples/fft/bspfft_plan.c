@@ -286,7 +286,8 @@ bspfft_plan *bspfft_plan_create(size_t n, unsigned flags)
     const int fpull = can_push && !(flags & (BSPFFT_BUFFERED | BSPFFT_PUSH | BSPFFT_PULL)) &&
                       ((flags & BSPFFT_FUSED_PULL) || direct_get_is_local());
     const int pull = pl && pl->fast && p <= 8 && !fpull &&
-                     !(flags & (BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PUSH));
+                     !(flags & (BSPFFT_NOFUSE | BSPFFT_BUFFERED | BSPFFT_PUSH)) &&
+                     ((flags & BSPFFT_PULL) || !can_push);
     /* the two-pass code (by default above 16 MiB of data, where it measured
      * faster than push and pull at p = 2: 2^21 .. 2^24): n = n1 n2 with n2 at
      * most 2^12 and R = 8 (or 4) rows and columns per block, p R | n1, n2 */

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bsp.h>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -115,4 +116,17 @@ TEST(FftSmoke, CopyRemoteCodesForwardAndBackward)
         ASSERT_GE(rows_err, 0.0) << code;
         EXPECT_LT(rows_err, 1e-13) << code;
     }
+}
+
+// The code chosen by default below 16 MiB: the fused code with the exchange
+// at the end where bsp_direct_get reads memory at once (threads), the push
+// code on the MPI and hybrid engines (SUPERSTEP_ENGINE, set by bsprun)
+TEST(FftSmoke, DefaultCodeByEngine)
+{
+    run_code(BSPFFT_ESTIMATE);
+    const char *e = std::getenv("SUPERSTEP_ENGINE");
+    const bool threads = !e || !*e || std::string(e) == "pthread";
+    EXPECT_EQ(threads ? "fused-pull" : "fused-push", rows_code);
+    ASSERT_GE(rows_err, 0.0);
+    EXPECT_LT(rows_err, 1e-13);
 }
