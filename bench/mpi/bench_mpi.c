@@ -20,6 +20,10 @@
  *   bsp_send         2^20 bsp_send of 8 bytes to the next process, then
  *                    bsp_move of every message   vs packing by hand +
  *                    MPI_Alltoall + MPI_Alltoallv + reading the payloads
+ *   direct_get       bsp_direct_get of 8 B .. 1 MiB from pid 1 (which waits
+ *                    in a sync)     vs MPI_Get in a passive-target epoch
+ *                    (lock, get, unlock) and memcpy of the same bytes;
+ *                    "cma": process_vm_readv on (SUPERSTEP_MPI_CMA unset)
  * Public headers only (plus <mpi.h>).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -334,6 +338,76 @@ static void bsp_bench(void)
         free(tl);
         free(tm);
     }
+    if (want("direct_get") && p > 1) {
+        /* pid 0 reads pid 1's registered area while pid 1 waits in the
+         * next sync; MPI_Get in a passive-target epoch on the same memory,
+         * and memcpy of the same bytes, in the same run */
+        const size_t maxb = (size_t)1 << 20, sizes[] = { 8, 4096, 65536, (size_t)1 << 20 };
+        char *area = malloc(maxb), *dst = malloc(maxb);
+        memset(area, (int)s + 1, maxb);
+        bsp_push_reg(area, maxb);
+        bsp_sync();
+        MPI_Win win;
+        MPI_Win_create(area, (MPI_Aint)maxb, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        double *tl = malloc(O.reps * sizeof *tl), *tm = malloc(O.reps * sizeof *tm);
+        double *tc = malloc(O.reps * sizeof *tc);
+        const char *cma = getenv("SUPERSTEP_MPI_CMA");
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; ++z) {
+            const size_t b = sizes[z];
+            const int k = b <= 4096 ? 2000 : b <= 65536 ? 500 : 50;
+            int good = 1;
+            for (int r = -1; r < O.reps; ++r) {
+                double l = 0, m = 0, c = 0;
+                bsp_sync();
+                if (s == 0) {
+                    double t = now();
+                    for (int i = 0; i < k; ++i) bsp_direct_get(1, area, 0, dst, (bsp_size_t)b);
+                    l = (now() - t) / k;
+                    good = good && dst[0] == 2 && dst[b - 1] == 2;
+                }
+                bsp_sync();
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (s == 0) {
+                    double t = now();
+                    for (int i = 0; i < k; ++i) {
+                        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+                        MPI_Get(dst, (int)b, MPI_BYTE, 1, 0, (int)b, MPI_BYTE, win);
+                        MPI_Win_unlock(1, win);
+                    }
+                    m = (now() - t) / k;
+                    t = now();
+                    for (int i = 0; i < k; ++i) {
+                        memcpy(dst, area, b);
+                        __asm__ __volatile__("" : : "r"(dst) : "memory");
+                    }
+                    c = (now() - t) / k;
+                }
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (r >= 0) {
+                    tl[r] = l;
+                    tm[r] = m;
+                    tc[r] = c;
+                }
+            }
+            if (s == 0) {
+                const double l = median(tl, O.reps), m = median(tm, O.reps), c = median(tc, O.reps);
+                printf("{\"bench\":\"mpi\",\"what\":\"direct_get\",\"p\":%u,\"bytes\":%zu,"
+                       "\"cma\":%s,\"bsp_direct_get_us\":%.3f,\"mpi_get_lock_us\":%.3f,"
+                       "\"memcpy_us\":%.3f,\"ratio_mpi_get_over_bsp\":%.3f,\"correct\":%s}\n",
+                       p, b, cma && strcmp(cma, "0") == 0 ? "false" : "true", l * 1e6, m * 1e6,
+                       c * 1e6, m / l, good ? "true" : "false");
+                fflush(stdout);
+            }
+        }
+        MPI_Win_free(&win);
+        bsp_pop_reg(area);
+        bsp_sync();
+        free(area);
+        free(dst);
+        free(tl);
+        free(tm);
+        free(tc);
+    }
     bsp_end();
 }
 #endif
@@ -363,7 +437,7 @@ int main(int argc, char **argv)
         return 1;
     }
 #ifdef BENCH_HAVE_BSP
-    if (want("bsp_send")) bsp_bench();
+    if (want("bsp_send") || want("direct_get")) bsp_bench();
 #endif
     return 0;
 }

@@ -31,6 +31,7 @@ void mpi_wait_init(struct mpi_wait *w, long nap_max_ns)
 {
     w->t0 = 0;
     w->n = 0;
+    w->idle = 0;
     w->nap = 2000;
     w->nap_max = nap_max_ns;
 }
@@ -43,6 +44,7 @@ void mpi_wait_step(struct mpi_wait *w)
     if (!w->t0) { w->t0 = t; return; }
     uint64_t d = t - w->t0;
     if (!oversub && d < SPIN_NS) return;
+    w->idle = 1;
     if (d < (oversub ? YIELD_OVERSUB_NS : YIELD_NS)) { sched_yield(); return; }
     struct timespec ts = { 0, w->nap };
     nanosleep(&ts, NULL);
@@ -145,8 +147,11 @@ int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook)
         uint64_t v;
         int st;
         while ((st = word_state(v = atomic_load_explicit(wp, memory_order_acquire), g->gen, e)) == 0) {
-            if ((++it & 1023) == 0) {
-                mpi_serve_dgets(g);
+            /* peers' direct gets: at every step once we yield or nap
+             * (every step then lasts microseconds or more; at 1024 naps
+             * a bsp_direct_get on us took up to 0.2 s), else now and then */
+            if ((++it & 1023) == 0 || w.idle) mpi_serve_dgets(g);
+            if ((it & 1023) == 0) {
                 node_arrivals(g, e, g->wflags_state);
                 mpi_sync_watch(g, &wt, g->wflags_state);
             }

@@ -106,6 +106,7 @@ SSTEP_HIDDEN void mpi_tcp_stop_server(long server_pid);
 struct mpi_wait {
     uint64_t t0;
     unsigned n;
+    int idle;       /* past spinning (yielding or napping): polling is cheap now */
     long nap;
     long nap_max;
 };
