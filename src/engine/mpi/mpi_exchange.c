@@ -22,10 +22,12 @@ uint64_t mpi_now_ns(void)
 #define SPIN_NS 50000ull       /* spin this long when every process has a core */
 #define YIELD_NS 5000000ull    /* then yield the core this long */
 /* With more processes than cores, yield (no spin) this long before
- * napping: napping waiters made syncs that follow uneven work up to 100x
- * slower (the FFT tests on 4 ranks, 2 cores: 8-16 s with 5 ms, 0.3-0.4 s
- * with 50 ms); a yielding waiter costs a runnable process nothing */
-#define YIELD_OVERSUB_NS 50000000ull
+ * napping. (50 ms for a while: the FFT tests on 4 ranks and 2 cores ran
+ * 8-16 s with 5 ms. The cause was elsewhere: a rank napping in an on-node
+ * sync served peers' bsp_direct_get only every 1024th step, up to 0.2 s
+ * per read, and the FFT ran its pull code on MPI. Both fixed: 2.3 s with
+ * 5 ms.) */
+#define YIELD_OVERSUB_NS 5000000ull
 
 void mpi_wait_init(struct mpi_wait *w, long nap_max_ns)
 {
