@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fails;   /* this process, current case */
+static _Thread_local int fails;   /* this process, current case (a thread on threads) */
 
 #define CHECK(cond)                                                                 \
     do {                                                                            \
@@ -87,7 +87,7 @@ static void finish(lpf_t ctx, lpf_pid_t s, lpf_args_t args)
 /* Function pointers: static functions, in spmd and in f_symbols        */
 /* ------------------------------------------------------------------ */
 
-static int fval;
+static _Thread_local int fval;
 static void seven(void) { fval = 7; }
 void eleven(void);
 void eleven(void) { fval = 11; }
