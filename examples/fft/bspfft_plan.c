@@ -195,26 +195,31 @@ static int direct_get_is_local(void)
     return !e || !*e || strcasecmp(e, "pthread") == 0;
 }
 
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;   /* splitmix64's finaliser */
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
 /* A number that differs between processes (address spaces) and is the
- * same for all threads of one: its address-space-wide variable, the
- * process id and the clock at first use, mixed. */
+ * same for all threads of one: an address-space-wide value made at first
+ * use (its own address, the clock, the process id), mixed with the current
+ * process id (a forked child gets a token of its own). */
 static uint64_t process_token(void)
 {
-    static _Atomic uint64_t token;
-    uint64_t t = atomic_load(&token);
-    if (t == 0) {
+    static _Atomic uint64_t base;
+    uint64_t b = atomic_load(&base);
+    if (b == 0) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t z = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
-                     (uint64_t)(uintptr_t)&token;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;   /* splitmix64's finaliser */
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
+        uint64_t z = mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
+                           ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)&base);
         uint64_t expected = 0;
-        atomic_compare_exchange_strong(&token, &expected, z ? z : 1);
-        t = atomic_load(&token);
+        atomic_compare_exchange_strong(&base, &expected, z ? z : 1);
+        b = atomic_load(&base);
     }
-    return t;
+    return mix64(b ^ ((uint64_t)getpid() * 0x9e3779b97f4a7c15ULL));
 }
 
 /* Collective. When all processes are threads of one address space (the
