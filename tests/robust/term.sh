@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # term.sh BSPRUN PROGRAM ENGINE NPROCS CASE: how bsprun and the engines
 # behave around the program as the user's terminal sees them (term_prog.c).
-# ENGINE is pthread, mpi or hybrid (hybrid: 2 threads per rank). Every run
+# ENGINE is pthread, mpi or hybrid (2 threads per rank; hybrid:T for T).
+# Every run
 # is under `timeout`; cases that kill a job check, by a marker on the job's
 # command lines and in its environment, that none of its processes is left.
 set -u
-bsprun=$1 prog=$2 engine=$3 n=$4 case=$5
+bsprun=$1 prog=$2 engine=${3%%:*} n=$4 case=$5
+tpr=2
+case "$3" in *:*) tpr=${3#*:} ;; esac
 tmp=$(mktemp -d)
 out=$tmp/out err=$tmp/err
 marker="sstep-term-$$-$RANDOM$RANDOM"
 pid=""
 hyb=()
-[ "$engine" = hybrid ] && hyb=(-t 2)
+[ "$engine" = hybrid ] && hyb=(-t "$tpr")
 
 # the job's processes: the marker on the command line (bsprun, the
 # launcher, the ranks) or in the environment (everything bsprun started)
