@@ -660,6 +660,8 @@ lpf_err_t sstep_direct_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
         return LPF_SUCCESS;
     }
     if (!ctx->engine->direct_get) return LPF_ERR_FATAL;
+    if (SSTEP_UNLIKELY(ctx->fork_gen != __atomic_load_n(&sstep_fork_gen, __ATOMIC_RELAXED)))
+        sstep_forked_use(ctx, name);
     return ctx->engine->direct_get(ctx, src_pid, idx, src_off, dst, size);
 }
 
