@@ -124,6 +124,12 @@ case "$case" in
     expect_rc 0
     check_lines 1
     ;;
+  crashline)   # a line printed just before a crash is not lost
+    run "$prog" crash
+    [ "$rc" -ne 0 ] || fail "exit status 0 after a crash"
+    grep -qx "process $((1 % n)): the last line before the crash" "$out" ||
+      fail "the line printed before the crash is lost"
+    ;;
   path)   # the program and launcher from the user's PATH: a venv's python3
     python3 -m venv --without-pip "$tmp/venv" >/dev/null 2>&1 || { echo "no venv: skipped"; exit 77; }
     # (one write per rank: this program does not load the library, so its

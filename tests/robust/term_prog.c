@@ -17,6 +17,7 @@
  *                then calls lpf_exec (MPI: the first section
  *                over the ranks allocates its shared-memory window)
  *   stuck        process 1 computes for 3 s before the second sync
+ *   crash        process 1 % p prints a line (no flush) and crashes
  */
 #define _GNU_SOURCE
 #include <bsp.h>
@@ -25,6 +26,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +121,13 @@ static void bsp_main(void)
         if (s == 0) printf("fork: the run went on\n");
     } else if (strcmp(mode, "bigp") == 0) {
         /* bsp_begin above is this process's own; nothing more */
+    } else if (strcmp(mode, "crash") == 0) {
+        bsp_sync();
+        if (s == 1 % p) {
+            printf("process %u: the last line before the crash\n", s);
+            raise(SIGSEGV);
+        }
+        for (;;) bsp_sync();
     } else if (strcmp(mode, "stuck") == 0) {
         bsp_sync();
         if (s == 1 % p) {

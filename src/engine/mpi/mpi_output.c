@@ -203,6 +203,10 @@ void mpi_output_start(int hybrid)
     }
     dup2(p1[1], 1);
     dup2(p2[1], 2);
+    /* the launcher gave stdout a terminal (Open MPI: a pty), so stdio
+     * wrote it line by line: keep that (progress shows at once, and a
+     * line printed before a crash is not lost in a buffer) */
+    setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
     close(p1[0]);
     close(p1[1]);
     close(p2[0]);
