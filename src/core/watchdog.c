@@ -128,9 +128,9 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
                 strcmp(left, "none") ? left : "");
     fflush(stdout);
     if (who[0])
-        fprintf(stderr, "superstep: sync (%s): has waited %.0f s (SUPERSTEP_SYNC_WARN) in the "
+        fprintf(stderr, "superstep: sync (%.*s): has waited %.0f s (SUPERSTEP_SYNC_WARN) in the "
                 "sync ending superstep %llu: arrived: %s; not arrived: %s%s%s; still waiting\n",
-                who, s, step, arrived, missing, strcmp(left, "none") ? "; left the section: " : "",
+                (int)strlen(who) - 1, who, s, step, arrived, missing, strcmp(left, "none") ? "; left the section: " : "",
                 strcmp(left, "none") ? left : "");
     else
         fprintf(stderr, "superstep: sync (process %u of %u): has waited %.0f s "
