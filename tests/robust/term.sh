@@ -90,7 +90,9 @@ case "$case" in
   lines)   # whole lines in order per process; --tag-output
     N=3000
     check_lines() {   # check_lines TAGGED
-      awk -v P="$n" -v N="$N" -v tagged="$1" -v T="${hyb[1]:-1}" '
+      local T="${hyb[1]:-1}"
+      [ "$engine" = pthread ] && T=0
+      awk -v P="$n" -v N="$N" -v tagged="$1" -v T="$T" '
         {
           line = $0
           if (tagged) {
@@ -104,7 +106,8 @@ case "$case" in
           if (i != next_i[s] + 0) { print "out of order: " $0; bad = 1; next }
           next_i[s] = i + 1
           if (tagged) {
-            lo = int(s / T) * T; hi = lo + T - 1; if (hi > P - 1) hi = P - 1
+            if (T == 0) { lo = 0; hi = P - 1 }   # threads: one process
+            else { lo = int(s / T) * T; hi = lo + T - 1; if (hi > P - 1) hi = P - 1 }
             want = hi > lo ? lo "-" hi : lo ""
             if (tag != want) { print "tag " tag " for process " s " (want " want ")"; bad = 1 }
           }
