@@ -660,6 +660,8 @@ lpf_err_t sstep_direct_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
         return LPF_SUCCESS;
     }
     if (!ctx->engine->direct_get) return LPF_ERR_FATAL;
+    if (SSTEP_UNLIKELY(ctx->fork_gen != __atomic_load_n(&sstep_fork_gen, __ATOMIC_RELAXED)))
+        sstep_forked_use(ctx, name);
     return ctx->engine->direct_get(ctx, src_pid, idx, src_off, dst, size);
 }
 
@@ -717,11 +719,49 @@ static lpf_err_t solo_exchange(struct sstep_ctx *ctx)
     return LPF_SUCCESS;
 }
 
+/* ------------------------------------------------------------------ */
+/* Forked children                                                      */
+/* ------------------------------------------------------------------ */
+
+unsigned sstep_fork_gen;
+static pid_t fork_parent_pid;
+
+static void note_fork_prepare(void)
+{
+    fork_parent_pid = getpid();
+}
+
+static void note_fork_child(void)
+{
+    __atomic_add_fetch(&sstep_fork_gen, 1, __ATOMIC_RELAXED);
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(note_fork_prepare, NULL, note_fork_child);
+}
+
+/* A forked child uses a context of its parent's run: it is no process of
+ * the run (its peers would take it for the parent, or wait for it for
+ * ever). It alone ends, saying so; the parent's run goes on. */
+void sstep_forked_use(struct sstep_ctx *ctx, const char *prim)
+{
+    fflush(stdout);
+    fprintf(stderr, "superstep: %s (process %u of %u): called in a forked child (os pid %ld) "
+            "of the process that joined the run (os pid %ld); only that process may use "
+            "the run: the child ends with exit status 6\n", prim, ctx->pid, ctx->nprocs,
+            (long)getpid(), (long)fork_parent_pid);
+    fflush(stderr);
+    _exit(6);
+}
+
 /* origin and site: which entry point, called from where (the profiler) */
 static inline __attribute__((always_inline)) lpf_err_t sync_impl(lpf_t c,
         struct sstep_sync_info *info, int origin, const void *site)
 {
     struct sstep_ctx *ctx = ctx_of(c, "lpf_sync");
+    if (SSTEP_UNLIKELY(ctx->fork_gen != __atomic_load_n(&sstep_fork_gen, __ATOMIC_RELAXED)))
+        sstep_forked_use(ctx, origin == SSTEP_PROF_LPF ? "lpf_sync" : "bsp_sync");
     info->mismatch = 0;
     info->peer = LPF_MAX_P;
     info->peer_check = info->check;

@@ -205,6 +205,7 @@ struct sstep_ctx *sstep_ctx_create(lpf_pid_t pid, lpf_pid_t nprocs,
     if (!ctx) return NULL;
     memset(ctx, 0, sizeof *ctx);
     ctx->magic = SSTEP_CTX_MAGIC;
+    ctx->fork_gen = __atomic_load_n(&sstep_fork_gen, __ATOMIC_RELAXED);
     ctx->pid = pid;
     ctx->nprocs = nprocs;
     ctx->free_p = 1;

@@ -185,7 +185,14 @@ struct sstep_ctx {
     uint64_t range_steps;   /* supersteps ended by E1/E2: members of a section
                                that uses them need not sync equally often, so
                                engines compare superstep - range_steps at the end */
+    unsigned fork_gen;      /* sstep_fork_gen when made: a forked child's copy differs */
 };
+
+/* forks this process descends from (0 in the process that started); a
+ * context made before a fork belongs to the parent: the child's syncs on it
+ * end the child with one line (sstep_forked_use) */
+SSTEP_HIDDEN extern unsigned sstep_fork_gen;
+SSTEP_HIDDEN SSTEP_NORETURN void sstep_forked_use(struct sstep_ctx *ctx, const char *prim);
 
 /* ------------------------------------------------------------------ */
 /* Engine interface                                                     */

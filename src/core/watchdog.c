@@ -81,8 +81,10 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
     unsigned char *xs = NULL;
     uint64_t *xp = NULL;
     char who[96] = "";
+    lpf_pid_t rank_T = 1;
     if (ctx && ctx->rank_stride > 1 && ctx->rank_P) {
         const lpf_pid_t T = ctx->rank_stride, PP = ctx->rank_P;
+        rank_T = T;
         xs = malloc(PP);
         xp = steps ? malloc(PP * sizeof *xp) : NULL;
         if (xs && (xp || !steps)) {
@@ -101,6 +103,22 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
     char arrived[512], missing[1024], left[256];
     list_pids(arrived, sizeof arrived, P, state, SSTEP_ARR_YES, steps);
     list_pids(missing, sizeof missing, P, state, SSTEP_ARR_NOT, steps);
+    if (who[0]) {
+        /* a rank that has not arrived: which of its processes is known
+         * there (its own line names them), not here */
+        size_t n = 0;
+        int first = 1;
+        const lpf_pid_t RT = rank_T;
+        for (lpf_pid_t q = 0; q < P && n + 80 < sizeof missing; q += RT) {
+            if (state[q] != SSTEP_ARR_NOT) continue;
+            lpf_pid_t hi = q + RT - 1 < P ? q + RT - 1 : P - 1;
+            int k = snprintf(missing + n, sizeof missing - n, "%sone or more of %u-%u (rank %u)",
+                    first ? "" : ", ", q, hi, q / RT);
+            if (k > 0) n += (size_t)k;
+            first = 0;
+        }
+        if (first) snprintf(missing, sizeof missing, "none");
+    }
     list_pids(left, sizeof left, P, state, SSTEP_ARR_LEFT, steps);
     const double s = (double)waited_ns / 1e9;
     if (fatal)
@@ -110,9 +128,9 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
                 strcmp(left, "none") ? left : "");
     fflush(stdout);
     if (who[0])
-        fprintf(stderr, "superstep: sync (%s): has waited %.0f s (SUPERSTEP_SYNC_WARN) in the "
+        fprintf(stderr, "superstep: sync (%.*s): has waited %.0f s (SUPERSTEP_SYNC_WARN) in the "
                 "sync ending superstep %llu: arrived: %s; not arrived: %s%s%s; still waiting\n",
-                who, s, step, arrived, missing, strcmp(left, "none") ? "; left the section: " : "",
+                (int)strlen(who) - 1, who, s, step, arrived, missing, strcmp(left, "none") ? "; left the section: " : "",
                 strcmp(left, "none") ? left : "");
     else
         fprintf(stderr, "superstep: sync (process %u of %u): has waited %.0f s "

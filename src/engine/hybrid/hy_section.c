@@ -123,8 +123,9 @@ static void start_threads(struct hy_rank *rk)
         if (pthread_create(&x->tid, NULL, thread_main, x) == 0) {
             x->started = 1;
         } else {
-            sstep_warn("hybrid engine: rank %u could not start thread %u of %u",
-                    rk->r, t, rk->nt);
+            sstep_warn("hybrid engine: rank %u could not start thread %u of %u (out of "
+                    "memory): the section returns LPF_ERR_OUT_OF_MEMORY", rk->r, t, rk->nt);
+            rk->nostart = 1;
             hy_leave(rk, x);
         }
     }
@@ -156,6 +157,7 @@ static lpf_err_t rank_finish(struct hy_rank *rk, int joined)
                 (unsigned long long)g->sent,
                 rk->syncs && rk->R > 1 ? (double)g->sent / (double)rk->syncs / (rk->R - 1) : 0.0);
     }
+    if (rk->nostart) rc = LPF_ERR_OUT_OF_MEMORY;
     if (rc != LPF_SUCCESS && rk->rank) rk->rank->failed = 1;
     for (lpf_pid_t t = 0; t < rk->nt; ++t) {
         free(rk->th[t].stage);
@@ -204,7 +206,8 @@ static lpf_err_t hy_exec_begin(struct sstep_ctx *parent, lpf_pid_t P, lpf_spmd_t
         lpf_args_t args, struct sstep_ctx **ctx0)
 {
     if (parent != sstep_root_ctx() || !sstep_mpi.master || !sstep_mpi.hybrid_T
-            || atomic_load(&hy_active) || P <= 1)
+            || atomic_load(&hy_active) || P <= 1
+            || __atomic_load_n(&sstep_fork_gen, __ATOMIC_RELAXED))
         return sstep_pthread_engine.exec_begin(parent, P, spmd, args, ctx0);
     lpf_pid_t size = (lpf_pid_t)sstep_mpi.size;
     lpf_pid_t T = sstep_mpi.hybrid_T;
@@ -222,9 +225,17 @@ static lpf_err_t hy_exec_begin(struct sstep_ctx *parent, lpf_pid_t P, lpf_spmd_t
         fs[0] = (lpf_func_t)spmd;
         for (size_t i = 0; i < args.f_size; ++i) fs[1 + i] = args.f_symbols[i];
         lpf_args_t ra = { NULL, 0, NULL, 0, fs, args.f_size + 1 };
-        lpf_err_t rc = sstep_mpi_engine.exec_begin(parent, R, hy_rank_main, ra, &rankctx);
+        /* another thread's section holds the ranks: this one on threads */
+        if (!mpi_top_acquire()) {
+            free(fs);
+            return sstep_pthread_engine.exec_begin(parent, P, spmd, args, ctx0);
+        }
+        lpf_err_t rc = mpi_exec_begin_locked(parent, R, hy_rank_main, ra, &rankctx);
         free(fs);
-        if (rc != LPF_SUCCESS) return rc;
+        if (rc != LPF_SUCCESS) {
+            mpi_top_release();
+            return rc;
+        }
         internalize(rankctx, T, P);
         struct mpi_group *g = rankctx->group;
         MPI_Bcast(&cfg, sizeof cfg, MPI_BYTE, 0, g->comm);
@@ -251,7 +262,7 @@ static lpf_err_t hy_exec_end(struct sstep_ctx *ctx0)
     lpf_err_t rc = rank_finish(rk, 1);
     if (rankctx) {
         lpf_err_t r2 = sstep_mpi_engine.exec_end(rankctx);
-        if (r2 != LPF_SUCCESS) rc = r2;
+        if (r2 != LPF_SUCCESS && rc == LPF_SUCCESS) rc = r2;
     }
     atomic_store(&hy_active, 0);
     return rc;

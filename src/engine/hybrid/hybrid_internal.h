@@ -69,6 +69,7 @@ struct hy_rank {
     uint64_t *checks;          /* [P] everybody's agreement value, after a mismatch */
     struct hy_rank *child;     /* lpf_rehook: the new section's rank (leader's) */
     _Atomic uint64_t stall_warned;
+    int nostart;               /* a thread could not be started: out of memory */
     uint64_t syncs;            /* rank-level syncs (SUPERSTEP_HYBRID_STATS) */
 };
 

@@ -206,8 +206,11 @@ struct mpi_shm *mpi_section_shm(lpf_pid_t P)
         for (int i = 0; i <= sstep_mpi.size; ++i) sstep_mpi.subshm[i] = (struct mpi_shm *)1;
     }
     if ((int)P > sstep_mpi.size) P = (lpf_pid_t)sstep_mpi.size;
-    if (sstep_mpi.subshm[P] == (struct mpi_shm *)1)
-        sstep_mpi.subshm[P] = mpi_shm_create(mpi_section_comm(P));
+    if (sstep_mpi.subshm[P] == (struct mpi_shm *)1) {
+        struct mpi_shm *shm = mpi_shm_create(mpi_section_comm(P));
+        if (shm == MPI_SHM_NOMEM) return shm;   /* the next section tries again */
+        sstep_mpi.subshm[P] = shm;
+    }
     return sstep_mpi.subshm[P];
 }
 
@@ -398,6 +401,8 @@ static void exit_job_with(int status)
 static void master_exit(int status, void *arg)
 {
     (void)arg;
+    /* a forked child's exit: the MPI job is its parent's */
+    if (__atomic_load_n(&sstep_fork_gen, __ATOMIC_RELAXED)) return;
     int fin = 0;
     MPI_Finalized(&fin);
     if (fin) return;
@@ -417,6 +422,7 @@ static void master_exit(int status, void *arg)
 static void worker_exit(int status, void *arg)
 {
     (void)arg;
+    if (__atomic_load_n(&sstep_fork_gen, __ATOMIC_RELAXED)) return;
     int fin = 0;
     MPI_Finalized(&fin);
     if (fin) return;
@@ -484,18 +490,25 @@ __attribute__((constructor)) static void mpi_boot(void)
     const char *e = getenv("SUPERSTEP_ENGINE");
     if (!e || (strcasecmp(e, "mpi") != 0 && strcasecmp(e, "hybrid") != 0)) return;
     const int hybrid = strcasecmp(e, "hybrid") == 0;
-    const char *na = getenv("SUPERSTEP_MPI_NO_AUTO_INIT");
-    if (na && *na && strcmp(na, "0") != 0) return;
-    if (*(const volatile int *)&LPF_MPI_AUTO_INITIALIZE == 0) return;
     int inited = 0;
     MPI_Initialized(&inited);
     if (inited) return;
+    /* whole output lines through bsprun (before MPI starts: it forks) */
+    mpi_output_start(hybrid);
+    const char *na = getenv("SUPERSTEP_MPI_NO_AUTO_INIT");
+    if (na && *na && strcmp(na, "0") != 0) return;
+    if (*(const volatile int *)&LPF_MPI_AUTO_INITIALIZE == 0) return;
     int provided = 0;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
         mpi_errorf("mpi", "MPI_Init_thread failed");
         _exit(1);
     }
     sstep_mpi.we_init = 1;
+    /* bsprun's standard input was closed: the launcher gave us /dev/null
+     * instead; process 0 sees it closed, as on threads (after MPI_Init, so
+     * that nothing of MPI's takes descriptor 0) */
+    const char *sc = getenv("SUPERSTEP_STDIN_CLOSED");
+    if (sc && strcmp(sc, "1") == 0) close(0);
     mpi_engine_setup_world();
     MPI_Comm_dup(MPI_COMM_WORLD, &sstep_mpi.sect);
     MPI_Comm_dup(MPI_COMM_WORLD, &sstep_mpi.ctrl);
@@ -553,6 +566,11 @@ static lpf_err_t make_init(MPI_Comm comm, int owned, long server_pid, lpf_init_t
     x->oversub = comm_oversubscribed(x->comm);
     x->server_pid = server_pid;
     x->shm = mpi_shm_create(x->comm);
+    if (x->shm == MPI_SHM_NOMEM) {
+        MPI_Comm_free(&x->comm);
+        free(x);
+        return LPF_ERR_OUT_OF_MEMORY;
+    }
     x->hdr.magic = SSTEP_INIT_MAGIC;
     x->hdr.engine = &sstep_mpi_engine;
     if (!sstep_mpi.started) {

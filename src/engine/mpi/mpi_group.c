@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "mpi_group.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 static size_t direct_min_cached;
@@ -152,6 +153,21 @@ struct mpi_shm *mpi_shm_create(MPI_Comm comm)
     MPI_Comm_rank(comm, &rank);
     const char *v = getenv("SUPERSTEP_MPI_SHM");
     int ok = size > 1 && !(v && strcmp(v, "0") == 0);
+    if (!ok) return NULL;   /* (the same on every process) */
+    /* mailboxes: 64 KiB for a few processes, shrinking as P grows */
+    size_t E = ((size_t)1 << 20) / (2 * (size_t)size);
+    if (E > 65536) E = 65536;
+    if (E < 4096) E = 4096;
+    /* Address space for the window (every process maps all of it) and
+     * what MPI needs besides (a communicator, the window's own state):
+     * where it is lacking (ulimit -v), MPI fails inside or crashes. Then
+     * no process tries. */
+    size_t need = 2 * (SHM_LINE + 2 * (size_t)size * E) * (size_t)size + ((size_t)4 << 20);
+    void *m = mmap(NULL, need, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    int room = m != MAP_FAILED;
+    if (room) munmap(m, need);
+    MPI_Allreduce(MPI_IN_PLACE, &room, 1, MPI_INT, MPI_MIN, comm);
+    if (!room) return MPI_SHM_NOMEM;
     MPI_Comm node;
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         MPI_Comm_size(node, &local);
@@ -163,14 +179,16 @@ struct mpi_shm *mpi_shm_create(MPI_Comm comm)
     if (!ok) return NULL;
     struct mpi_shm *shm = calloc(1, sizeof *shm);
     char **seg = calloc((size_t)size, sizeof *seg);
-    /* mailboxes: 64 KiB for a few processes, shrinking as P grows */
-    size_t E = ((size_t)1 << 20) / (2 * (size_t)size);
-    if (E > 65536) E = 65536;
-    if (E < 4096) E = 4096;
     char *base = NULL;
     MPI_Win win;
+    /* a failure is an error code here, not the end of the job */
+    MPI_Errhandler eh;
+    MPI_Comm_get_errhandler(comm, &eh);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     int rc = MPI_Win_allocate_shared((MPI_Aint)(SHM_LINE + 2 * (size_t)size * E), 64,
             MPI_INFO_NULL, comm, &base, &win);
+    MPI_Comm_set_errhandler(comm, eh);
+    MPI_Errhandler_free(&eh);
     int good = rc == MPI_SUCCESS && shm && seg;
     MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, comm);
     if (!good) {
@@ -204,7 +222,7 @@ struct mpi_shm *mpi_shm_create(MPI_Comm comm)
 
 void mpi_shm_free(struct mpi_shm *shm)
 {
-    if (!shm) return;
+    if (!shm || shm == MPI_SHM_NOMEM) return;
     MPI_Win_free(&shm->win);
     free(shm->seg);
     free(shm->ospid);

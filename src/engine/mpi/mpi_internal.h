@@ -55,8 +55,10 @@ struct mpi_shm {
                             reads peers' memory with process_vm_readv) */
 };
 /* collective over comm; NULL when not every process is on this node, or
- * SUPERSTEP_MPI_SHM=0 */
+ * SUPERSTEP_MPI_SHM=0; MPI_SHM_NOMEM (on every process) when a process
+ * lacks the address space for it */
 SSTEP_HIDDEN struct mpi_shm *mpi_shm_create(MPI_Comm comm);
+#define MPI_SHM_NOMEM ((struct mpi_shm *)2)
 SSTEP_HIDDEN void mpi_shm_free(struct mpi_shm *shm);
 
 /* lpf_init_t made by lpf_mpi_initialize_with_mpicomm / _over_tcp */
@@ -78,6 +80,13 @@ SSTEP_HIDDEN lpf_err_t mpi_run_section(MPI_Comm comm, struct mpi_shm *shm, lpf_p
 /* leave every section this process is in (program exit inside a section) */
 SSTEP_HIDDEN void mpi_leave_all_sections(void);
 SSTEP_HIDDEN int mpi_sections_active(void);
+/* a top-level section over the ranks (rank 0): 1 if this thread may start
+ * one now (then mpi_exec_begin_locked starts it, and its exec_end or a
+ * failed start releases), 0 if another is running (said once on stderr) */
+SSTEP_HIDDEN int mpi_top_acquire(void);
+SSTEP_HIDDEN void mpi_top_release(void);
+SSTEP_HIDDEN lpf_err_t mpi_exec_begin_locked(struct sstep_ctx *parent, lpf_pid_t P,
+        lpf_spmd_t spmd, lpf_args_t args, struct sstep_ctx **ctx0);
 
 /* mpi_boot.c */
 #define MPI_CMD_EXEC 1u
@@ -96,6 +105,10 @@ SSTEP_HIDDEN void mpi_engine_setup_world(void);
 SSTEP_HIDDEN MPI_Comm mpi_section_comm(lpf_pid_t P);
 SSTEP_HIDDEN struct mpi_shm *mpi_section_shm(lpf_pid_t P);
 SSTEP_HIDDEN void mpi_errorf(const char *prim, const char *fmt, ...) SSTEP_PRINTF(2, 3);
+
+/* mpi_output.c: when bsprun asks for it, stdout and stderr go through a
+ * forwarder process that writes whole lines to bsprun's pipes */
+SSTEP_HIDDEN void mpi_output_start(int hybrid);
 
 /* mpi_tcp.c */
 SSTEP_HIDDEN lpf_err_t mpi_tcp_meet(const char *server, const char *port, int timeout_ms,

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "mpi_group.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 #include <sys/uio.h>
@@ -171,14 +173,38 @@ void mpi_leave_all_sections(void)
     }
 }
 
+/* Every process of a starting section: its group and context, or, where
+ * one process lacks the memory for them (or for the shared-memory window:
+ * shm is MPI_SHM_NOMEM), NULL on every process: the section returns
+ * LPF_ERR_OUT_OF_MEMORY without running. */
+static struct sstep_ctx *section_start(MPI_Comm comm, struct mpi_shm *shm, lpf_pid_t pid,
+        lpf_pid_t P)
+{
+    struct mpi_group *g = shm == MPI_SHM_NOMEM ? NULL
+            : mpi_group_new(comm, pid, P, sstep_mpi.oversub, shm);
+    struct sstep_ctx *ctx = g ? sstep_ctx_create(pid, P, &sstep_mpi_engine, g) : NULL;
+    int ok = ctx != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (ok) return ctx;
+    if (ctx) sstep_ctx_destroy(ctx);
+    if (g) {
+        /* its first receives are posted: take them back */
+        for (lpf_pid_t q = 0; q < P; ++q)
+            if (g->rfirst[q] != MPI_REQUEST_NULL) {
+                MPI_Cancel(&g->rfirst[q]);
+                MPI_Wait(&g->rfirst[q], MPI_STATUS_IGNORE);
+            }
+        mpi_group_free(g);
+    }
+    return NULL;
+}
+
 lpf_err_t mpi_run_section(MPI_Comm comm, struct mpi_shm *shm, lpf_pid_t pid, lpf_pid_t P,
         lpf_pid_t free_p, int in_hook, lpf_spmd_t spmd, lpf_args_t args)
 {
-    struct mpi_group *g = mpi_group_new(comm, pid, P, sstep_mpi.oversub, shm);
-    struct sstep_ctx *ctx = g ? sstep_ctx_create(pid, P, &sstep_mpi_engine, g) : NULL;
-    if (!ctx)
-        sstep_fatal(NULL, in_hook ? "lpf_hook" : "lpf_exec",
-                "process %u: out of memory starting a section of %u processes", pid, P);
+    struct sstep_ctx *ctx = section_start(comm, shm, pid, P);
+    if (!ctx) return LPF_ERR_OUT_OF_MEMORY;
+    struct mpi_group *g = ctx->group;
     ctx->free_p = free_p;
     ctx->in_hook = in_hook;
     push_section(g, ctx);
@@ -190,20 +216,76 @@ lpf_err_t mpi_run_section(MPI_Comm comm, struct mpi_shm *shm, lpf_pid_t pid, lpf
 /* exec, rehook, hook                                                   */
 /* ------------------------------------------------------------------ */
 
+/* One section over the ranks at a time: the thread that runs it holds
+ * top_lock from the exec command to the section's end. Another thread of
+ * rank 0 that starts a top-level section meanwhile (or a thread of the
+ * section itself) gets its section on threads of rank 0 instead. */
+static pthread_mutex_t top_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t top_owner;
+static atomic_int top_held;
+
+int mpi_top_acquire(void)
+{
+    if (pthread_mutex_trylock(&top_lock) != 0) {
+        static atomic_int said;
+        if (!(atomic_load(&top_held) && pthread_equal(top_owner, pthread_self()))
+                && !atomic_exchange(&said, 1))
+            sstep_warn("lpf_exec: another thread of rank 0 is running a section over the "
+                    "MPI ranks; a section started meanwhile runs as threads of rank 0 "
+                    "(said once)");
+        return 0;
+    }
+    top_owner = pthread_self();
+    atomic_store(&top_held, 1);
+    return 1;
+}
+
+void mpi_top_release(void)
+{
+    atomic_store(&top_held, 0);
+    pthread_mutex_unlock(&top_lock);
+}
+
+/* bsp_begin(P) / lpf_exec with more processes than the job has ranks */
+static void say_beyond_ranks(lpf_pid_t P)
+{
+    static atomic_int said;
+    if (atomic_exchange(&said, 1)) return;
+    sstep_warn("lpf_exec: %u processes asked for and the job has %d MPI ranks: all %u run "
+            "as threads of rank 0 (bsprun -n %u gives each its own rank; said once)",
+            P, sstep_mpi.size, P, P);
+}
+
 static lpf_err_t mp_exec_begin(struct sstep_ctx *parent, lpf_pid_t P, lpf_spmd_t spmd,
         lpf_args_t args, struct sstep_ctx **ctx0)
 {
     /* Only the master's root context spans ranks; a nested section runs on
      * threads inside this rank. */
-    if (!sstep_mpi.master || parent != sstep_root_ctx() || P <= 1 || top_section
-            || (int)P > sstep_mpi.size)
+    if (!sstep_mpi.master || parent != sstep_root_ctx() || P <= 1)
         return sstep_pthread_engine.exec_begin(parent, P, spmd, args, ctx0);
+    /* a forked child of rank 0 is no MPI process: its runs are its own */
+    if (__atomic_load_n(&sstep_fork_gen, __ATOMIC_RELAXED))
+        return sstep_pthread_engine.exec_begin(parent, P, spmd, args, ctx0);
+    if ((int)P > sstep_mpi.size) {
+        say_beyond_ranks(P);
+        return sstep_pthread_engine.exec_begin(parent, P, spmd, args, ctx0);
+    }
+    if (!mpi_top_acquire())
+        return sstep_pthread_engine.exec_begin(parent, P, spmd, args, ctx0);
+    lpf_err_t rc = mpi_exec_begin_locked(parent, P, spmd, args, ctx0);
+    if (rc != LPF_SUCCESS) mpi_top_release();
+    return rc;
+}
+
+lpf_err_t mpi_exec_begin_locked(struct sstep_ctx *parent, lpf_pid_t P, lpf_spmd_t spmd,
+        lpf_args_t args, struct sstep_ctx **ctx0)
+{
     lpf_pid_t F = parent->free_p;
     if (mpi_send_exec(P, F, spmd, args)) return LPF_ERR_FATAL;
     MPI_Comm comm = mpi_section_comm(P);
-    struct mpi_group *g = mpi_group_new(comm, 0, P, sstep_mpi.oversub, mpi_section_shm(P));
-    struct sstep_ctx *ctx = g ? sstep_ctx_create(0, P, &sstep_mpi_engine, g) : NULL;
-    if (!ctx) sstep_fatal(parent, "lpf_exec", "out of memory starting a section of %u processes", P);
+    struct sstep_ctx *ctx = section_start(comm, mpi_section_shm(P), 0, P);
+    if (!ctx) return LPF_ERR_OUT_OF_MEMORY;
+    struct mpi_group *g = ctx->group;
     ctx->free_p = F >= P ? sstep_share(F, P, 0) : 1;
     push_section(g, ctx);
     *ctx0 = ctx;
@@ -212,7 +294,9 @@ static lpf_err_t mp_exec_begin(struct sstep_ctx *parent, lpf_pid_t P, lpf_spmd_t
 
 static lpf_err_t mp_exec_end(struct sstep_ctx *ctx0)
 {
-    return section_end(ctx0);
+    lpf_err_t rc = section_end(ctx0);
+    mpi_top_release();
+    return rc;
 }
 
 /* after the rehook exchange: the superstep counts, and spmd runs as a new

@@ -1,0 +1,224 @@
+/*
+ * Whole output lines on the MPI and hybrid engines.
+ *
+ * An MPI launcher forwards each rank's output in the chunks it happens to
+ * read, so lines of different ranks get cut into each other. When bsprun
+ * asks for it (SUPERSTEP_OUTPUT_OUT / _ERR: paths through which its own
+ * pipes to the terminal can be opened, SUPERSTEP_OUTPUT_HOST: the host they
+ * are on), a rank on that host, before MPI starts, points its stdout and
+ * stderr at pipes of its own and forks a forwarder that reads them and
+ * writes whole lines to bsprun's pipes: batches of complete lines, one
+ * write each, under an exclusive flock of the pipe, so that no other
+ * rank's writing comes in between. With SUPERSTEP_TAG_OUTPUT=1 each line
+ * starts with "[pids] ", the BSP pids of the rank. The forwarder ends when
+ * the rank and everything that inherited its stdout and stderr have closed
+ * them; what is left without a newline at the end is written as it is.
+ * Ranks elsewhere (or where anything fails) print through the launcher.
+ */
+#define _GNU_SOURCE
+#include "mpi_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#define FWD_CHUNK 65536
+
+struct stream {
+    int in, out;
+    char *buf;
+    size_t n, cap;
+};
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return;   /* the reader is gone: drop */
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+/* write lines [0, end) of s->buf (with the tag before each), keep the rest */
+static void emit(struct stream *s, size_t end, const char *tag, size_t taglen)
+{
+    if (end == 0) return;
+    static char out[FWD_CHUNK + 256];
+    flock(s->out, LOCK_EX);
+    size_t o = 0, i = 0;
+    while (i < end) {
+        const char *nl = memchr(s->buf + i, '\n', end - i);
+        size_t len = nl ? (size_t)(nl - (s->buf + i)) + 1 : end - i;
+        if (o + taglen + len > sizeof out) {
+            write_all(s->out, out, o);
+            o = 0;
+        }
+        if (taglen + len > sizeof out) {   /* one very long line */
+            write_all(s->out, tag, taglen);
+            write_all(s->out, s->buf + i, len);
+        } else {
+            memcpy(out + o, tag, taglen);
+            memcpy(out + o + taglen, s->buf + i, len);
+            o += taglen + len;
+        }
+        i += len;
+    }
+    write_all(s->out, out, o);
+    flock(s->out, LOCK_UN);
+    memmove(s->buf, s->buf + end, s->n - end);
+    s->n -= end;
+}
+
+static SSTEP_NORETURN void forward(struct stream *st, const char *tag)
+{
+    const size_t taglen = strlen(tag);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    int open_n = 2;
+    while (open_n) {
+        struct pollfd pf[2];
+        int np = 0, idx[2];
+        for (int k = 0; k < 2; ++k)
+            if (st[k].in >= 0) {
+                pf[np].fd = st[k].in;
+                pf[np].events = POLLIN;
+                idx[np++] = k;
+            }
+        if (poll(pf, (nfds_t)np, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (int j = 0; j < np; ++j) {
+            if (!pf[j].revents) continue;
+            struct stream *s = &st[idx[j]];
+            if (s->cap - s->n < 4096) {
+                size_t nc = s->cap * 2;
+                char *nb = realloc(s->buf, nc);
+                if (nb) {
+                    s->buf = nb;
+                    s->cap = nc;
+                } else {
+                    emit(s, s->n, tag, taglen);   /* no memory: as it is */
+                }
+            }
+            ssize_t k = read(s->in, s->buf + s->n, s->cap - s->n);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) {
+                emit(s, s->n, tag, taglen);
+                close(s->in);
+                s->in = -1;
+                open_n--;
+                continue;
+            }
+            s->n += (size_t)k;
+            /* whole lines now; a line longer than 1 MiB goes in pieces */
+            size_t end = 0;
+            for (size_t i = s->n; i > 0; --i)
+                if (s->buf[i - 1] == '\n') {
+                    end = i;
+                    break;
+                }
+            if (end == 0 && s->n >= (1u << 20)) end = s->n;
+            emit(s, end, tag, taglen);
+        }
+    }
+    _exit(0);
+}
+
+static long env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *end == '\0' ? x : dflt;
+}
+
+void mpi_output_start(int hybrid)
+{
+    const char *host = getenv("SUPERSTEP_OUTPUT_HOST");
+    const char *po = getenv("SUPERSTEP_OUTPUT_OUT");
+    const char *pe = getenv("SUPERSTEP_OUTPUT_ERR");
+    if (!host || !po || !pe || !*po || !*pe) return;
+    char me[256];
+    if (gethostname(me, sizeof me) != 0) return;
+    me[sizeof me - 1] = '\0';
+    if (strcmp(me, host) != 0) return;
+    /* (no reader, or not ours: print through the launcher) */
+    int out = open(po, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    int err = out >= 0 ? open(pe, O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    int p1[2] = { -1, -1 }, p2[2] = { -1, -1 };
+    if (err < 0 || pipe2(p1, O_CLOEXEC) || pipe2(p2, O_CLOEXEC)) goto fail;
+    fcntl(out, F_SETFL, fcntl(out, F_GETFL) & ~O_NONBLOCK);
+    fcntl(err, F_SETFL, fcntl(err, F_GETFL) & ~O_NONBLOCK);
+
+    /* the tag: this rank's BSP pids */
+    char tag[64] = "";
+    const char *t = getenv("SUPERSTEP_TAG_OUTPUT");
+    if (t && strcmp(t, "1") == 0) {
+        long r = env_long("OMPI_COMM_WORLD_RANK", -1);
+        if (r < 0) r = env_long("PMIX_RANK", -1);
+        if (r < 0) r = env_long("PMI_RANK", -1);
+        long T = hybrid ? env_long("SUPERSTEP_HYBRID_THREADS", 1) : 1;
+        long P = env_long("LPF_MAX_PROCS", 0);
+        if (T < 1) T = 1;
+        long lo = r * T, hi = lo + T - 1;
+        if (P > 0 && hi > P - 1) hi = P - 1;
+        if (r < 0) snprintf(tag, sizeof tag, "[?] ");
+        else if (hi > lo) snprintf(tag, sizeof tag, "[%ld-%ld] ", lo, hi);
+        else snprintf(tag, sizeof tag, "[%ld] ", lo);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t c = fork();
+    if (c < 0) goto fail;
+    if (c == 0) {
+        struct stream st[2] = {
+            { p1[0], out, malloc(FWD_CHUNK), 0, FWD_CHUNK },
+            { p2[0], err, malloc(FWD_CHUNK), 0, FWD_CHUNK },
+        };
+        if (!st[0].buf || !st[1].buf) _exit(1);
+        close(p1[1]);
+        close(p2[1]);
+        /* hold nothing of the rank's (the launcher's sockets, stdin) but
+         * the launcher's stdout and stderr: Open MPI takes their end for
+         * the rank's end and drops what it has not yet delivered to the
+         * rank's stdin */
+        long maxfd = sysconf(_SC_OPEN_MAX);
+        if (maxfd < 0 || maxfd > 65536) maxfd = 65536;
+        for (int fd = 0; fd < maxfd; ++fd)
+            if (fd != 1 && fd != 2 && fd != p1[0] && fd != p2[0] && fd != out && fd != err)
+                close(fd);
+        forward(st, tag);
+    }
+    dup2(p1[1], 1);
+    dup2(p2[1], 2);
+    /* the launcher gave stdout a terminal (Open MPI: a pty), so stdio
+     * wrote it line by line: keep that (progress shows at once, and a
+     * line printed before a crash is not lost in a buffer) */
+    setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+    close(p1[0]);
+    close(p1[1]);
+    close(p2[0]);
+    close(p2[1]);
+    close(out);
+    close(err);
+    return;
+fail:
+    if (out >= 0) close(out);
+    if (err >= 0) close(err);
+    for (int k = 0; k < 2; ++k) {
+        if (p1[k] >= 0) close(p1[k]);
+        if (p2[k] >= 0) close(p2[k]);
+    }
+}
