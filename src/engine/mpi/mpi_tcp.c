@@ -201,12 +201,12 @@ static const char *connect_hint(int inited_before)
     if (inited_before && mpi_tcp_rendezvous_used())
         return " (MPI_Init gave each job the ompi-server shared on its host: jobs on several "
                "hosts need one ompi-server for all, its address in OMPI_MCA_pmix_server_uri "
-               "of every job; docs/mpi.md)";
+               "of every job; docs/lpf-compat.md)";
     if (inited_before)
         return " (Open MPI connects separately started jobs only through one ompi-server "
                "that every job knew at MPI_Init: link Superstep before MPI, whose MPI_Init "
                "then provides one, or start ompi-server and give every job its address in "
-               "OMPI_MCA_pmix_server_uri; docs/mpi.md)";
+               "OMPI_MCA_pmix_server_uri; docs/lpf-compat.md)";
 #else
     (void)inited_before;
 #endif

@@ -1,5 +1,5 @@
 /*
- * ompi-server for lpf_mpi_initialize_over_tcp (docs/mpi.md).
+ * ompi-server for lpf_mpi_initialize_over_tcp (docs/mpi.md, docs/lpf-compat.md).
  *
  * Open MPI 4 connects separately started jobs only through a rendezvous
  * server (ompi-server) whose address each job's runtime learnt before
