@@ -209,18 +209,6 @@ static void keeper_main(const struct paths *P, char *const argv[])
     if (chdir("/") != 0) _exit(1);
     if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
         for (int fd = 3; fd < 65536; ++fd) close(fd);
-    /* the pid file: written, then renamed into place */
-    char buf[24];
-    int n = 0;
-    pid_t me = getpid();
-    char rev[24];
-    do { rev[n++] = (char)('0' + me % 10); me /= 10; } while (me);
-    for (int i = 0; i < n; ++i) buf[i] = rev[n - 1 - i];
-    buf[n++] = '\n';
-    int kf = open(P->keeper_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (kf < 0 || write(kf, buf, (size_t)n) != n) _exit(1);
-    close(kf);
-    if (rename(P->keeper_tmp, P->keeper) != 0) _exit(1);
     pid_t s = fork();
     if (s < 0) _exit(1);
     if (s == 0) {
@@ -273,9 +261,21 @@ static int start_keeper(const struct paths *P)
         /* the server must not take itself for part of a job */
         unsetenv("OMPI_MCA_pmix_server_uri");
         pid_t k = fork();
-        if (k != 0) _exit(k < 0);
-        keeper_main(P, argv);
-        _exit(1);
+        if (k == 0) {
+            keeper_main(P, argv);
+            _exit(1);
+        }
+        if (k < 0) _exit(1);
+        /* the keeper's pid file, in place before the caller looks for it */
+        char buf[24], rev[24];
+        int n = 0, r = 0;
+        do { rev[r++] = (char)('0' + k % 10); k /= 10; } while (k);
+        while (r) buf[n++] = rev[--r];
+        buf[n++] = '\n';
+        int kf = open(P->keeper_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        int ok = kf >= 0 && write(kf, buf, (size_t)n) == n;
+        if (kf >= 0) close(kf);
+        _exit(ok && rename(P->keeper_tmp, P->keeper) == 0 ? 0 : 1);
     }
     int st;
     while (waitpid(c, &st, 0) < 0 && errno == EINTR) {}
