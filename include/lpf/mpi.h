@@ -9,6 +9,17 @@
 #ifndef LPF_MPI_H
 #define LPF_MPI_H
 
+/* C++: only MPI's C API is wanted. Open MPI 4 and MPICH otherwise declare
+ * their C++ bindings (MPI::Comm, ...), which need a library of their own
+ * (libmpi_cxx) at link time. */
+#if defined(__cplusplus)
+# ifndef OMPI_SKIP_MPICXX
+#  define OMPI_SKIP_MPICXX 1
+# endif
+# ifndef MPICH_SKIP_MPICXX
+#  define MPICH_SKIP_MPICXX 1
+# endif
+#endif
 #include <mpi.h>
 #include <lpf/core.h>
 

@@ -99,6 +99,11 @@ struct sstep_chk {
 /* Mode, helpers                                                        */
 /* ------------------------------------------------------------------ */
 
+/* Checked mode when SUPERSTEP_CHECK is not set: off, unless the program
+ * links LPF's debug layer (-llpf_debug, tools/lpf/lpf_debug.c), whose
+ * definition overrides this one. */
+__attribute__((weak, visibility("default"))) const int SUPERSTEP_CHECK_DEFAULT = 0;
+
 int sstep_chk_mode(void)
 {
     static _Atomic int mode = -1;
@@ -110,6 +115,8 @@ int sstep_chk_mode(void)
         if (!strcasecmp(v, "strict") || !strcmp(v, "2")) m = 2;
         else if (strcmp(v, "0") && strcasecmp(v, "off") && strcasecmp(v, "no")
                 && strcasecmp(v, "false")) m = 1;
+    } else if (!v) {
+        m = *(const volatile int *)&SUPERSTEP_CHECK_DEFAULT ? 1 : 0;
     }
     atomic_store_explicit(&mode, m, memory_order_relaxed);
     return m;

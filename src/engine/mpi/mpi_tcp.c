@@ -30,11 +30,13 @@
  * started processes only through a rendezvous server (ompi-server); when
  * MPI is not yet initialised and none is configured, process 0 starts one,
  * hands its address to everyone before they initialise MPI, and stops it
- * once the communicator exists.
+ * once the communicator exists. When the program called MPI_Init itself,
+ * that MPI_Init was given this host's shared server (mpi_tcp_server.c).
  */
 #define _GNU_SOURCE
 #include "mpi_internal.h"
 #include "mpi_tcp_auth.h"
+#include "mpi_tcp_server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -132,79 +134,6 @@ static int io_full(int fd, void *buf, size_t n, int writing, int64_t deadline)
 }
 
 /* ------------------------------------------------------------------ */
-/* ompi-server                                                          */
-/* ------------------------------------------------------------------ */
-
-#ifdef OPEN_MPI
-static long start_ompi_server(char *uri, size_t len)
-{
-    char dir[] = "/tmp/superstep-ompi-server-XXXXXX";
-    if (!mkdtemp(dir)) return 0;
-    char file[sizeof dir + 8];
-    snprintf(file, sizeof file, "%s/uri", dir);
-    pid_t c = fork();
-    if (c < 0) {
-        rmdir(dir);
-        return 0;
-    }
-    if (c == 0) {
-        int dn = open("/dev/null", O_RDWR);
-        if (dn >= 0) {
-            dup2(dn, 0);
-            dup2(dn, 1);
-            dup2(dn, 2);
-        }
-        setsid();
-        /* it must not think it is part of an MPI job of ours */
-        unsetenv("OMPI_MCA_pmix_server_uri");
-        execlp("ompi-server", "ompi-server", "--no-daemonize", "-r", file, (char *)NULL);
-        _exit(127);
-    }
-    int64_t deadline = now_ms() + 20000;
-    uri[0] = '\0';
-    while (now_ms() < deadline) {
-        FILE *f = fopen(file, "r");
-        if (f) {
-            if (fgets(uri, (int)len, f) && strchr(uri, '\n')) {
-                fclose(f);
-                break;
-            }
-            fclose(f);
-            uri[0] = '\0';
-        }
-        int st;
-        if (waitpid(c, &st, WNOHANG) == c) { c = 0; break; }
-        struct timespec ts = { 0, 10000000 };
-        nanosleep(&ts, NULL);
-    }
-    unlink(file);
-    rmdir(dir);
-    char *nl = strchr(uri, '\n');
-    if (nl) *nl = '\0';
-    if (!c || !uri[0]) {
-        if (c) mpi_tcp_stop_server(c);
-        uri[0] = '\0';
-        return 0;
-    }
-    return (long)c;
-}
-#endif
-
-void mpi_tcp_stop_server(long server_pid)
-{
-    if (server_pid <= 0) return;
-    kill((pid_t)server_pid, SIGTERM);
-    int st;
-    for (int i = 0; i < 200; ++i) {
-        if (waitpid((pid_t)server_pid, &st, WNOHANG) == (pid_t)server_pid) return;
-        struct timespec ts = { 0, 10000000 };
-        nanosleep(&ts, NULL);
-    }
-    kill((pid_t)server_pid, SIGKILL);
-    waitpid((pid_t)server_pid, &st, 0);
-}
-
-/* ------------------------------------------------------------------ */
 /* The meeting                                                          */
 /* ------------------------------------------------------------------ */
 
@@ -264,6 +193,26 @@ static int connect_once(const char *server, const char *port, int64_t deadline)
     return fd;
 }
 
+/* why connecting over MPI may have failed, when MPI was initialised
+ * before the call */
+static const char *connect_hint(int inited_before)
+{
+#ifdef OPEN_MPI
+    if (inited_before && mpi_tcp_rendezvous_used())
+        return " (MPI_Init gave each job the ompi-server shared on its host: jobs on several "
+               "hosts need one ompi-server for all, its address in OMPI_MCA_pmix_server_uri "
+               "of every job; docs/lpf-compat.md)";
+    if (inited_before)
+        return " (Open MPI connects separately started jobs only through one ompi-server "
+               "that every job knew at MPI_Init: link Superstep before MPI, whose MPI_Init "
+               "then provides one, or start ompi-server and give every job its address in "
+               "OMPI_MCA_pmix_server_uri; docs/lpf-compat.md)";
+#else
+    (void)inited_before;
+#endif
+    return "";
+}
+
 static lpf_err_t mpi_init_if_needed(const char *uri)
 {
     int inited = 0;
@@ -271,7 +220,7 @@ static lpf_err_t mpi_init_if_needed(const char *uri)
     if (inited) return LPF_SUCCESS;
     if (uri && *uri) setenv("OMPI_MCA_pmix_server_uri", uri, 1);
     int provided;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+    if (mpi_tcp_pmpi_init_thread(MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
         mpi_errorf(PRIM, "MPI_Init failed");
         return LPF_ERR_FATAL;
     }
@@ -666,6 +615,8 @@ lpf_err_t mpi_tcp_meet(const char *server, const char *port, int timeout_ms,
         lpf_pid_t pid, lpf_pid_t nprocs, MPI_Comm *comm, long *server_pid)
 {
     *server_pid = 0;
+    int inited_before = 0;
+    MPI_Initialized(&inited_before);
     const int64_t t0 = now_ms();
     const int64_t deadline = t0 + (timeout_ms > 0 ? timeout_ms : 0);
     if (nprocs == 1) {
@@ -714,7 +665,7 @@ lpf_err_t mpi_tcp_meet(const char *server, const char *port, int timeout_ms,
         MPI_Initialized(&inited);
 #ifdef OPEN_MPI
         if (!inited && !getenv("OMPI_MCA_pmix_server_uri")) {
-            spid = start_ompi_server(uri, sizeof uri);
+            spid = mpi_tcp_start_server(uri, sizeof uri);
             if (!spid)
                 mpi_errorf(PRIM, "could not start ompi-server (needed by Open MPI to connect "
                         "independently started processes); trying without");
@@ -764,7 +715,8 @@ lpf_err_t mpi_tcp_meet(const char *server, const char *port, int timeout_ms,
         for (lpf_pid_t k = 1; k < nprocs; ++k) {
             char go = 'g';
             if (io_full(m[k].fd, &go, 1, 1, -1) || grow(&group, portname, 0)) {
-                mpi_errorf(PRIM, "process 0: connecting process %u over MPI failed", k);
+                mpi_errorf(PRIM, "process 0: connecting process %u over MPI failed%s", k,
+                        connect_hint(inited_before));
                 goto out_port;
             }
         }
@@ -846,12 +798,14 @@ out_port:
         }
         MPI_Comm group = MPI_COMM_NULL;
         if (grow(&group, portname, 1)) {
-            mpi_errorf(PRIM, "process %u: connecting to process 0 over MPI failed", pid);
+            mpi_errorf(PRIM, "process %u: connecting to process 0 over MPI failed%s", pid,
+                    connect_hint(inited_before));
             goto out;
         }
         for (lpf_pid_t k = pid + 1; k < nprocs; ++k)
             if (grow(&group, portname, 0)) {
-                mpi_errorf(PRIM, "process %u: connecting process %u over MPI failed", pid, k);
+                mpi_errorf(PRIM, "process %u: connecting process %u over MPI failed%s", pid, k,
+                        connect_hint(inited_before));
                 goto out;
             }
         *comm = group;

@@ -11,6 +11,7 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/mpi_boot.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_output.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp.c
+  ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp_server.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp_auth.c)
 
 # libsodium authenticates the processes of lpf_mpi_initialize_over_tcp
