@@ -15,6 +15,7 @@ import numpy as np
 import os
 import sys
 import pickle
+import operator
 import threading
 import traceback
 import atexit
@@ -408,6 +409,16 @@ cdef enum:
     META = 8          # int64 per process in the registration table
     BIG = 16384       # put/get of this many bytes and more release the GIL
 
+cdef str _dtype_name(int64_t num, int64_t itemsize):
+    """The name of a dtype from its type number (as the registration tables carry it)."""
+    try:
+        d = cnp.PyArray_DescrFromType(<int>num)
+        return "%s" % (<object>d,) if d.itemsize == itemsize or itemsize == 0 else \
+            "%s (itemsize %d)" % (<object>d, itemsize)
+    except Exception:
+        return "dtype number %d (itemsize %d)" % (num, itemsize)
+
+
 cdef inline char *_data(cnp.ndarray a):
     return <char *>cnp.PyArray_DATA(a)
 
@@ -646,9 +657,10 @@ cdef class Context:
 
     # ---- registration -----------------------------------------------------
 
-    cdef list _register_many(self, str prim, list arrays, int64_t check):
+    cdef list _register_many(self, str prim, list arrays, int64_t check, int mode=1):
         """Collective: global registrations of up to two arrays plus one sync, which
-        exchanges every process's sizes and dtypes (and `check`, which must agree)."""
+        exchanges every process's sizes and dtypes (and `check`, which must agree,
+        and `mode`: how the collective's data travels, see _coll.pxi)."""
         cdef size_t p = self.nprocs, k = len(arrays), j
         cdef lpf_memslot_t h
         cdef cnp.ndarray a
@@ -664,7 +676,7 @@ cdef class Context:
             mm[3 * j + 1] = a.itemsize
             mm[3 * j + 2] = a.dtype.num
         mm[6] = check
-        mm[7] = 1
+        mm[7] = mode
         self._nregs += k
         self._nregs_peak = max(self._nregs_peak, self._nregs)
         cdef lpf_pid_t d
@@ -705,14 +717,23 @@ cdef class Context:
         res = self._register_many("ctx.register", [a], 0)
         table = res[1]
         cdef Slot s = <Slot>res[0]
+        absent = [q for q in range(self.nprocs) if table[q, 7] != 1 or table[q, 6] != 0]
+        if absent:
+            s.free()
+            q = absent[0]
+            raise SuperstepError("%s: process %d did not call ctx.register in this superstep "
+                                 "(it called %s)" % (
+                                     self._who("ctx.register"), q,
+                                     "ctx.sync, or returned" if table[q, 7] == 0
+                                     else "a collective"))
         bad = [q for q in range(self.nprocs) if table[q, 2] != a.dtype.num or table[q, 1] != a.itemsize]
         if bad:
             s.free()
             q = bad[0]
             raise TypeError("%s: the processes registered different dtypes: process %d %s, "
-                            "process %d dtype number %d (itemsize %d)" % (
+                            "process %d %s" % (
                                 self._who("ctx.register"), self.pid, a.dtype, q,
-                                table[q, 2], table[q, 1]))
+                                _dtype_name(table[q, 2], table[q, 1])))
         return s
 
     def deregister(self, Slot slot):
@@ -811,7 +832,7 @@ cdef class Context:
             kind = 0
         else:
             hdr = b""
-            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+            data = memoryview(_encode(payload))
             kind = 1
         hl = len(hdr)
         dl = len(data)
@@ -893,7 +914,7 @@ cdef class Context:
                     dt, shape = pickle.loads(hdr.tobytes())
                     payload = data.view(dt).reshape(shape)
                 else:
-                    payload = pickle.loads(data)
+                    payload = _decode(data)
                 msgs.append(Message(int(s), tag, payload))
         self._inbox = msgs
 
@@ -906,399 +927,52 @@ cdef class Context:
             return list(self._inbox)
         return [m for m in self._inbox if m.tag == tag]
 
-    # ---- collectives ---------------------------------------------------------
-
-    cdef tuple _members(self, str prim, object procs, object root):
-        cdef list mem
-        if procs is None:
-            mem = list(range(self.nprocs))
-        else:
-            try:
-                mem = [int(q) for q in procs]
-            except TypeError:
-                raise TypeError("%s: procs must be a sequence of pids (or None for all)"
-                                % self._who(prim))
-            if not mem:
-                raise ValueError("%s: procs is empty" % self._who(prim))
-            for q in mem:
-                if q < 0 or q >= self.nprocs:
-                    raise IndexError("%s: pid %d in procs is out of range (nprocs %d)"
-                                     % (self._who(prim), q, self.nprocs))
-            if len(set(mem)) != len(mem):
-                raise ValueError("%s: procs names a pid twice" % self._who(prim))
-        me = mem.index(self.pid) if self.pid in mem else -1
-        if root is not None:
-            self._pid_arg(prim, "root", root)
-            if root not in mem:
-                raise ValueError("%s: root %d is not one of procs" % (self._who(prim), root))
-        return mem, me
-
-    cdef int64_t _checkval(self, int code, object mem, object root, object op):
-        cdef uint64_t x = <uint64_t>hash((code, tuple(mem), -1 if root is None else int(root),
-                                          _OPCODE.get(op, -1) if isinstance(op, str) else -1))
-        return <int64_t>(x & 0x7fffffffffffffff)
-
-    cdef _agree(self, str prim, object table, object mem, int which, bint same_size):
-        """After a collective registration: every process passed the same
-        arguments, and members' arrays agree in dtype (and size)."""
-        cdef lpf_pid_t q
-        for q in range(self.nprocs):
-            if table[q, 6] != table[self.pid, 6]:
-                raise ValueError("%s: the processes called it with different arguments "
-                                 "(procs, root or op): process %d differs from process %d"
-                                 % (self._who(prim), q, self.pid))
-        ref = mem[0]
-        for q in mem:
-            if table[q, 3 * which + 2] != table[ref, 3 * which + 2] or \
-               table[q, 3 * which + 1] != table[ref, 3 * which + 1]:
-                raise TypeError("%s: the members' arrays have different dtypes (process %d "
-                                "and process %d)" % (self._who(prim), ref, q))
-            if same_size and table[q, 3 * which] != table[ref, 3 * which]:
-                raise ValueError("%s: the members' arrays have different sizes: process %d "
-                                 "has %d bytes, process %d has %d bytes" % (
-                                     self._who(prim), ref, table[ref, 3 * which], q,
-                                     table[q, 3 * which]))
-
-    cdef cnp.ndarray _coll_src(self, str prim, object a, bint member, bint writable):
-        if not member:
-            return np.empty(0, dtype=np.uint8)
-        if writable:
-            return self._array_arg(prim, "array", a, None, True)
-        arr = np.ascontiguousarray(a)
-        if arr.dtype.hasobject:
-            raise TypeError("%s: the array holds Python objects" % self._who(prim))
-        return arr
+    # ---- collectives (their bodies: _coll.pxi) ----------------------------
 
     def broadcast(self, a, root=0, procs=None):
-        """Collective (every process calls, with the same root and procs): copy
-        root's array into the array `a` of every member, in place. Returns a."""
-        self._check("ctx.broadcast")
-        mem, me = self._members("ctx.broadcast", procs, root)
-        cdef cnp.ndarray src = self._coll_src("ctx.broadcast", a, me >= 0, me >= 0 and self.pid != root)
-        res = self._register_many("ctx.broadcast", [src], self._checkval(1, mem, root, None))
-        sl, table = res[0], res[1]
-        try:
-            self._agree("ctx.broadcast", table, mem, 0, True)
-        except BaseException:
-            (<Slot>sl).free()
-            raise
-        if me >= 0 and self.pid != root and src.nbytes:
-            lpf_get(self._ctx, root, (<Slot>sl)._h, 0, (<Slot>sl)._h, 0, src.nbytes,
-                    LPF_MSG_DEFAULT)
-            self._nissued += 1
-        (<Slot>sl).free()
-        self._lowsync("ctx.broadcast")
-        return a if me >= 0 else None
-
-    cdef tuple _gather_common(self, str prim, object a, object root, object procs, int code,
-                              bint to_all):
-        mem, me = self._members(prim, procs, root)
-        cdef cnp.ndarray src = self._coll_src(prim, a, me >= 0, False)
-        cdef size_t P = len(mem)
-        receives = me >= 0 and (to_all or self.pid == root)
-        out = (np.empty((P,) + (<object>src).shape, dtype=src.dtype) if receives
-               else np.empty(0, dtype=np.uint8))
-        res = self._register_many(prim, [src, out], self._checkval(code, mem, root, None))
-        s_src, s_out, table = res[0], res[1], res[2]
-        try:
-            self._agree(prim, table, mem, 0, True)
-        except BaseException:
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            raise
-        return mem, me, src, out, s_src, s_out
+        """Collective (every process calls, with the same root and procs). If every
+        member passes a NumPy array, root's array is copied into each member's
+        array in place and `a` is returned. Otherwise root's `a` may be any
+        picklable object (the others pass anything, e.g. None) and every member
+        returns a copy of it (root returns its own object)."""
+        return _broadcast(self, a, root, procs)
 
     def gather(self, a, root=0, procs=None):
         """Collective: root gets an array of shape (len(procs),) + a.shape whose
-        row k is member k's a; the others get None."""
-        self._check("ctx.gather")
-        mem, me, src, out, s_src, s_out = self._gather_common("ctx.gather", a, root, procs, 2, False)
-        cdef size_t nb = (<cnp.ndarray>src).nbytes
-        if me >= 0 and nb:
-            if self.pid == root:
-                out[me] = src
-            else:
-                lpf_put(self._ctx, (<Slot>s_src)._h, 0, root, (<Slot>s_out)._h, me * nb, nb,
-                        LPF_MSG_DEFAULT)
-                self._nissued += 1
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        self._lowsync("ctx.gather")
-        return out if (me >= 0 and self.pid == root) else None
+        row k is member k's a (arrays and numbers); for any other picklable
+        objects, a list in member order. The others get None."""
+        return _gather(self, a, root, procs, False)
 
     def allgather(self, a, procs=None):
-        """Collective: every member gets an array of shape (len(procs),) + a.shape
-        whose row k is member k's a; non-members get None."""
-        self._check("ctx.allgather")
-        mem, me, src, out, s_src, s_out = self._gather_common("ctx.allgather", a, None, procs, 3, True)
-        cdef size_t nb = (<cnp.ndarray>src).nbytes
-        cdef size_t P = len(mem)
-        if me >= 0 and nb:
-            out[me] = src
-            self._room("ctx.allgather", P, 0)
-            for q in mem:
-                if q != self.pid:
-                    lpf_put(self._ctx, (<Slot>s_src)._h, 0, q, (<Slot>s_out)._h, me * nb, nb,
-                            LPF_MSG_DEFAULT)
-            self._nissued += P - 1
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        self._lowsync("ctx.allgather")
-        return out if me >= 0 else None
+        """Collective: like gather, with the result on every member;
+        non-members get None."""
+        return _gather(self, a, None, procs, True)
 
     def alltoall(self, a, procs=None):
-        """Collective: a has shape (len(procs), ...) on every member; returns an
-        array of the same shape whose row k is member k's row for this process."""
-        self._check("ctx.alltoall")
-        mem, me = self._members("ctx.alltoall", procs, None)
-        cdef size_t P = len(mem)
-        cdef cnp.ndarray src = self._coll_src("ctx.alltoall", a, me >= 0, False)
-        if me >= 0 and (src.ndim == 0 or src.shape[0] != P):
-            raise ValueError("%s: the array's first dimension must be len(procs) = %d, "
-                             "shape is %s" % (self._who("ctx.alltoall"), P, (<object>src).shape))
-        out = np.empty_like(src) if me >= 0 else np.empty(0, dtype=np.uint8)
-        res = self._register_many("ctx.alltoall", [src, out], self._checkval(4, mem, None, None))
-        s_src, s_out, table = res[0], res[1], res[2]
-        try:
-            self._agree("ctx.alltoall", table, mem, 0, True)
-        except BaseException:
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            raise
-        cdef size_t blk = src.nbytes // P if me >= 0 else 0
-        cdef size_t k
-        if me >= 0 and blk:
-            out[me] = src[me]
-            self._room("ctx.alltoall", P, 0)
-            for k in range(P):
-                if mem[k] != self.pid:
-                    lpf_put(self._ctx, (<Slot>s_src)._h, k * blk, mem[k], (<Slot>s_out)._h,
-                            me * blk, blk, LPF_MSG_DEFAULT)
-            self._nissued += P - 1
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        self._lowsync("ctx.alltoall")
-        return out if me >= 0 else None
+        """Collective: a is an array of shape (len(procs), ...) or a sequence of
+        len(procs) picklable objects; item k goes to member k. Returns an array
+        of the same shape (or a list) whose item k came from member k."""
+        return _alltoall(self, a, procs)
 
-    cdef object _opfun(self, str prim, object op):
-        if isinstance(op, str):
-            if op not in _OPS:
-                raise ValueError("%s: op must be 'sum', 'prod', 'min', 'max' or a callable, "
-                                 "got %r" % (self._who(prim), op))
-            return _OPS[op]
-        if not callable(op):
-            raise TypeError("%s: op must be 'sum', 'prod', 'min', 'max' or a callable"
-                            % self._who(prim))
-        return op
+    def scatter(self, a, root=0, procs=None):
+        """Collective: root passes an array of shape (len(procs), ...) or a
+        sequence of len(procs) picklable objects; member k gets item k (a
+        copy). The others' `a` is ignored; non-members get None."""
+        return _scatter(self, a, root, procs)
 
     def reduce(self, a, op="sum", root=0, procs=None):
-        """Collective: root gets op folded over the members' arrays element-wise
-        (in member order); the others get None. op: 'sum', 'prod', 'min', 'max'
-        or a callable f(x, y) on arrays (slower)."""
-        return self._reduce("ctx.reduce", a, op, root, procs, False)
+        """Collective: root gets op folded over the members' values (in member
+        order); the others get None. Arrays and numbers are folded element-wise
+        in C and NumPy; other objects are folded in Python. op: 'sum', 'prod',
+        'min', 'max' or a callable f(x, y)."""
+        return _reduce(self, "ctx.reduce", a, op, root, procs, False)
 
     def allreduce(self, a, op="sum", procs=None):
-        """Collective: every member gets op folded over the members' arrays
-        element-wise (in member order); non-members get None."""
-        return self._reduce("ctx.allreduce", a, op, None, procs, True)
-
-    cdef object _reduce(self, str prim, object a, object op, object root, object procs, bint all_):
-        self._check(prim)
-        f = self._opfun(prim, op)
-        scalar = np.ndim(a) == 0 if a is not None else False
-        mem, me = self._members(prim, procs, root)
-        cdef size_t P = len(mem)
-        cdef cnp.ndarray src = self._coll_src(prim, a, me >= 0, False)
-        cdef size_t n = src.size if me >= 0 else 0
-        cdef size_t isz = src.itemsize
-        cdef bint two = (all_ and isinstance(op, str) and P > 1 and n >= P
-                         and src.nbytes >= 65536)
-        out = np.empty_like(src) if (two and me >= 0) else np.empty(0, dtype=np.uint8)
-        res = self._register_many(prim, [src, out], self._checkval(5 if all_ else 6, mem, root, op))
-        s_src, s_out, table = res[0], res[1], res[2]
-        try:
-            self._agree(prim, table, mem, 0, True)
-        except BaseException:
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            raise
-        cdef size_t k, lo, hi, ln
-        cdef lpf_memslot_t lh
-        result = None
-        if not two:
-            active = me >= 0 and (all_ or self.pid == root)
-            if active and n:
-                buf = np.empty((P, n), dtype=src.dtype)
-                lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
-                self._nregs += 1
-                self._nregs_peak = max(self._nregs_peak, self._nregs)
-                self._tmp.append(lh)
-                self._keep.append(buf)
-                self._room(prim, P, 0)
-                for k in range(P):
-                    if mem[k] != self.pid:
-                        lpf_get(self._ctx, mem[k], (<Slot>s_src)._h, 0, lh, k * n * isz,
-                                n * isz, LPF_MSG_DEFAULT)
-                self._nissued += P - 1
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            self._lowsync(prim)
-            if active:
-                if n:
-                    rows = [src.reshape(-1) if mem[k] == self.pid else buf[k] for k in range(P)]
-                    result = _fold(f, rows).reshape((<object>src).shape)
-                else:
-                    result = src.copy()
-        else:
-            # two phases: member k folds block k, then sends it to every member
-            lo = (n * me) // P
-            hi = (n * (me + 1)) // P
-            ln = hi - lo
-            buf = np.empty((P, ln), dtype=src.dtype)
-            if ln:
-                lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
-                self._nregs += 1
-                self._nregs_peak = max(self._nregs_peak, self._nregs)
-                self._tmp.append(lh)
-                self._keep.append(buf)
-                self._room(prim, P, 0)
-                for k in range(P):
-                    if mem[k] != self.pid:
-                        lpf_get(self._ctx, mem[k], (<Slot>s_src)._h, lo * isz, lh, k * ln * isz,
-                                ln * isz, LPF_MSG_DEFAULT)
-                self._nissued += P - 1
-            self._lowsync(prim)
-            flat_src = src.reshape(-1)
-            flat_out = out.reshape(-1)
-            if ln:
-                blk = flat_out[lo:hi]
-                rows = [flat_src[lo:hi] if mem[k] == self.pid else buf[k] for k in range(P)]
-                blk[...] = rows[0]
-                for k in range(1, P):
-                    f(blk, rows[k], out=blk)
-                self._room(prim, P, 0)
-                for k in range(P):
-                    if mem[k] != self.pid:
-                        lpf_put(self._ctx, (<Slot>s_out)._h, lo * isz, mem[k], (<Slot>s_out)._h,
-                                lo * isz, ln * isz, LPF_MSG_DEFAULT)
-                self._nissued += P - 1
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            self._lowsync(prim)
-            result = out
-        if result is not None and scalar:
-            return result.reshape(-1)[0]
-        return result
+        """Collective: every member gets op folded over the members' values (in
+        member order); non-members get None."""
+        return _reduce(self, "ctx.allreduce", a, op, None, procs, True)
 
 
-def _fold(f, rows):
-    acc = np.array(rows[0], copy=True)
-    if isinstance(f, np.ufunc):
-        for r in rows[1:]:
-            f(acc, r, out=acc)
-        return acc
-    for r in rows[1:]:
-        acc = np.asarray(f(acc, r), dtype=acc.dtype)
-    return acc
-
-
-# ---------------------------------------------------------------------------
-# Applications (library calls; they run their own SPMD sections on threads)
-# ---------------------------------------------------------------------------
-
-cdef unsigned _app_p(object p) except? 0xffffffff:
-    if p is None:
-        return 0
-    if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
-        raise ValueError("p must be a positive int or None, got %r" % (p,))
-    return <unsigned>p
-
-
-def _app_inprod(cnp.ndarray x, cnp.ndarray y, p):
-    cdef unsigned P = _app_p(p)
-    cdef double r
-    cdef size_t n = x.size
-    cdef const double *xp = <const double *>cnp.PyArray_DATA(x)
-    cdef const double *yp = <const double *>cnp.PyArray_DATA(y)
-    with _app_lock:
-        with nogil:
-            r = bsp_ip(xp, yp, n, P)
-    return r
-
-
-def _app_sort(cnp.ndarray keys, p, bint radix):
-    cdef unsigned P = _app_p(p)
-    cdef int rc
-    cdef size_t n = keys.size
-    cdef uint32_t *k = <uint32_t *>cnp.PyArray_DATA(keys)
-    if P == 0:
-        P = os.cpu_count() or 1
-    with _app_lock:
-        with nogil:
-            if radix:
-                rc = bsp_radix_sort(P, k, n, 1)
-            else:
-                rc = bsp_sample_sort(P, k, n)
-    return rc
-
-
-def _app_fft(cnp.ndarray x, int sign, p):
-    cdef unsigned P = _app_p(p)
-    cdef int rc
-    cdef size_t n = x.size // 2          # x: the complex vector viewed as doubles
-    cdef double *xp = <double *>cnp.PyArray_DATA(x)
-    with _app_lock:
-        with nogil:
-            rc = bsp_fft(xp, n, sign, P)
-    return rc
-
-
-cdef sp_crs _crs(size_t m, size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val):
-    cdef sp_crs A
-    A.m = m
-    A.n = n
-    A.nnz = col.size
-    A.rowptr = <size_t *>cnp.PyArray_DATA(rowptr)
-    A.col = <uint32_t *>cnp.PyArray_DATA(col)
-    A.val = <double *>cnp.PyArray_DATA(val)
-    return A
-
-
-_PARTS = {"rows": SP_PART_ROWS, "cols": SP_PART_COLS, "2d": SP_PART_2D}
-
-
-def _app_spmv(size_t m, size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val,
-              cnp.ndarray x, cnp.ndarray y, p, str partition):
-    cdef unsigned P = _app_p(p)
-    cdef sp_crs A = _crs(m, n, rowptr, col, val)
-    cdef sp_part part
-    cdef int rc
-    cdef sp_part_kind kind = _PARTS[partition]
-    if P == 0:
-        P = os.cpu_count() or 1
-    if sp_partition(&A, P, kind, &part) != 0:
-        raise MemoryError("spmv: partitioning failed")
-    with _app_lock:
-        with nogil:
-            rc = bsp_spmv(&A, &part, <const double *>cnp.PyArray_DATA(x),
-                          <double *>cnp.PyArray_DATA(y), P, spmv_default_variant())
-    sp_part_free(&part)
-    return rc
-
-
-def _app_pagerank(size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val,
-                  cnp.ndarray r, p, double alpha, double tol, int maxit):
-    cdef unsigned P = _app_p(p)
-    cdef sp_crs A = _crs(n, n, rowptr, col, val)
-    cdef pr_opts o = pr_default_opts()
-    cdef pr_info info
-    cdef int rc
-    o.alpha = alpha
-    o.tol = tol
-    o.maxit = maxit
-    if P == 0:
-        P = os.cpu_count() or 1
-    with _app_lock:
-        with nogil:
-            rc = bsp_pagerank(&A, NULL, &o, <double *>cnp.PyArray_DATA(r), P, &info)
-    return rc, {"iters": info.iters, "diff": info.diff, "seconds": info.seconds}
+include "_frames.pxi"
+include "_coll.pxi"
+include "_apps.pxi"
