@@ -79,6 +79,14 @@ cdef extern from "sstep_py.h" nogil:
     int sstep_py_engine_is_mpi()
     int sstep_py_engine_is_hybrid()
     int sstep_py_have_fft()
+    int SSTEP_PY_RECOVERED
+    cdef struct sstep_py_report:
+        unsigned pid, nprocs
+        char primitive[64]
+        char message[1024]
+    void sstep_py_install_hook()
+    const sstep_py_report *sstep_py_last_report()
+    lpf_err_t sstep_py_sync(lpf_t ctx, int guarded)
 
     # applications (examples/*/): library calls from sequential code
     double bsp_ip(const double *x, const double *y, size_t n, unsigned P)
@@ -134,6 +142,21 @@ class SyncError(SuperstepError):
 class Aborted(SuperstepError):
     """Raised in the other processes of a run after one process raised: the
     run is ending. Never printed; the caller of run() gets the first error."""
+
+
+class BSPError(SuperstepError):
+    """A fatal error found by the C library (a checked-mode report, a misuse
+    that the binding's own checks do not catch) inside superstep.run on
+    threads. Raised in every process of the run and by run() to its caller;
+    the run cannot go on. Attributes: pid and nprocs (the process that found
+    it), primitive, and c_message (the library's own text)."""
+
+    def __init__(self, text, pid=-1, nprocs=0, primitive="", c_message=""):
+        super().__init__(text)
+        self.pid = pid
+        self.nprocs = nprocs
+        self.primitive = primitive
+        self.c_message = c_message
 
 
 class CapacityError(SuperstepError):
@@ -208,7 +231,7 @@ def mpi_world():
 
 
 cdef class _Run:
-    cdef public object fn, args, kwargs, result, exc, lock
+    cdef public object fn, args, kwargs, result, exc, lock, fatal
     cdef public int exc_pid, exc_nprocs
     cdef public bint aborted, mpi
 
@@ -218,6 +241,7 @@ cdef class _Run:
         self.kwargs = kwargs
         self.result = None
         self.exc = None
+        self.fatal = None         # the first BSPError of the run
         self.lock = threading.Lock()
         self.exc_pid = -1
         self.aborted = False
@@ -373,7 +397,8 @@ cdef class Slot:
         return self
 
     def __exit__(self, *exc):
-        if self._alive and self._ctx._valid and not self._ctx._run.aborted:
+        if self._alive and self._ctx._valid and not self._ctx._run.aborted and \
+           not self._ctx._failed:
             self.free()
         return False
 
@@ -441,6 +466,7 @@ cdef class Context:
     cdef size_t _nsent
     cdef list _inbox
     cdef object _pending_outbox
+    cdef dict _named          # global slot index -> (array, what registered it)
 
     # ---- life cycle -------------------------------------------------------
 
@@ -450,6 +476,7 @@ cdef class Context:
         self._keep = []
         self._deferred = []
         self._inbox = []
+        self._named = {}
         self._outq = None
         self._nsent = 0
         self._step = 0
@@ -483,6 +510,7 @@ cdef class Context:
         self._keep = None
         self._deferred = None
         self._inbox = None
+        self._named = None
         self._outq = None
 
     cdef str _who(self, str prim):
@@ -492,6 +520,8 @@ cdef class Context:
         if not self._valid:
             raise SuperstepError("%s: this context belongs to an SPMD function that has "
                                  "returned" % prim)
+        if self._run.fatal is not None and (self._run.aborted or self._failed):
+            raise _bsp_error_here(self._run.fatal, self, prim)
         if self._run.aborted:
             e = self._run.exc
             raise Aborted("%s: the run is ending: process %s raised %s" % (
@@ -533,10 +563,27 @@ cdef class Context:
             want = max(self._rcap * 2, self._nregs_peak * 4)
             if lpf_resize_memory_register(self._ctx, want) == LPF_SUCCESS:
                 self._rpend = want
+        cdef int guarded = not self._run.mpi
         with nogil:
-            rc = lpf_sync(self._ctx, LPF_SYNC_DEFAULT)
+            rc = sstep_py_sync(self._ctx, guarded)
         self._step += 1
         self._nissued = 0
+        if rc != LPF_SUCCESS:
+            # the context is failed: its registrations stay (the arrays of
+            # this superstep too, for the report), nothing more is asked of it
+            self._failed = True
+            if rc == SSTEP_PY_RECOVERED:
+                e = _bsp_error_from_report(self, prim)
+                with self._run.lock:
+                    if self._run.fatal is None:
+                        self._run.fatal = e
+                raise e
+            if self._run.fatal is not None:
+                raise _bsp_error_here(self._run.fatal, self, prim)
+            raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
+                            "processes called sync a different number of times (one may have "
+                            "returned from its SPMD function early) or one failed"
+                            % (self._who(prim), self._step - 1))
         if self._tmp:
             for h in self._tmp:
                 lpf_deregister(self._ctx, h)
@@ -549,12 +596,6 @@ cdef class Context:
             self._nregs -= len(self._deferred)
             self._deferred = []
         self._nregs_peak = self._nregs
-        if rc != LPF_SUCCESS:
-            self._failed = True
-            raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
-                            "processes called sync a different number of times (one may have "
-                            "returned from its SPMD function early) or one failed"
-                            % (self._who(prim), self._step - 1))
         if self._qpend > self._qcap:
             self._qcap = self._qpend
         if self._rpend > self._rcap:
@@ -672,6 +713,7 @@ cdef class Context:
             a = <cnp.ndarray>arrays[j]
             lpf_register_global(self._ctx, _data(a), a.nbytes, &h)
             handles.append(h)
+            self._named[(h & 0xffffffff) >> 1] = (a, prim)
             mm[3 * j] = a.nbytes
             mm[3 * j + 1] = a.itemsize
             mm[3 * j + 2] = a.dtype.num
@@ -767,13 +809,17 @@ cdef class Context:
         s._used_step = self._step
         return h
 
-    def put(self, src, dst_pid, slot, offset=0):
+    def put(self, src, dst_pid, slot, offset=0, copy=False):
         """Copy the array src into process dst_pid's registered array `slot`,
-        starting at element `offset`; complete after the next sync."""
+        starting at element `offset`; complete after the next sync. The data
+        are read from src at the sync (no copy is made now): do not change src
+        before it, or pass copy=True to send src's values of now."""
         self._check("ctx.put")
         cdef lpf_pid_t d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
         cdef Slot s = self._slot_arg("ctx.put", slot)
         cdef cnp.ndarray a = self._array_arg("ctx.put", "src", src, s.dtype, False)
+        if copy and a is src:
+            a = a.copy()
         cdef Py_ssize_t off = self._offset_arg("ctx.put", offset)
         if a.size == 0:
             self._bounds("ctx.put", d, s, off, 0)
@@ -974,5 +1020,6 @@ cdef class Context:
 
 
 include "_frames.pxi"
+include "_report.pxi"
 include "_coll.pxi"
 include "_apps.pxi"

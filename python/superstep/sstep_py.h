@@ -7,6 +7,9 @@
 #define SSTEP_PY_H
 
 #include <lpf/core.h>
+#include <lpf/abort.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -69,6 +72,53 @@ static int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
 static void sstep_py_mpi_abort(int code) { _Exit(code); }
 static void sstep_py_mpi_finalize(lpf_init_t init) { (void)init; }
 #endif
+
+/* Fatal library errors inside superstep.run on threads (a checked-mode
+ * report...) become Python exceptions: the library's fatal hook copies the
+ * report and, when the thread is inside sstep_py_sync, leaves the library
+ * by longjmp (the context is then failed, its peers' syncs fail once the
+ * process leaves its SPMD function). Elsewhere (MPI ranks, the
+ * applications' own threads) the hook returns and the program ends as in C. */
+#define SSTEP_PY_RECOVERED (-77)
+
+struct sstep_py_report {
+    unsigned pid, nprocs;
+    char primitive[64];
+    char message[1024];
+};
+
+static _Thread_local jmp_buf *sstep_py_jb;
+static _Thread_local struct sstep_py_report sstep_py_mine;   /* this thread's report */
+
+static void sstep_py_fatal_hook(lpf_pid_t pid, lpf_pid_t nprocs, const char *primitive,
+        const char *message)
+{
+    jmp_buf *jb = sstep_py_jb;
+    if (!jb) return;
+    sstep_py_mine.pid = pid;
+    sstep_py_mine.nprocs = nprocs;
+    snprintf(sstep_py_mine.primitive, sizeof sstep_py_mine.primitive, "%s", primitive);
+    snprintf(sstep_py_mine.message, sizeof sstep_py_mine.message, "%s", message);
+    sstep_py_jb = NULL;
+    longjmp(*jb, 1);
+}
+
+static void sstep_py_install_hook(void) { sstep_set_fatal_hook(sstep_py_fatal_hook); }
+
+static const struct sstep_py_report *sstep_py_last_report(void) { return &sstep_py_mine; }
+
+/* lpf_sync; SSTEP_PY_RECOVERED when guarded and the library reported a
+ * fatal error (then sstep_py_report() says what) */
+static lpf_err_t sstep_py_sync(lpf_t ctx, int guarded)
+{
+    jmp_buf jb;
+    if (!guarded) return lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    if (setjmp(jb)) return SSTEP_PY_RECOVERED;
+    sstep_py_jb = &jb;
+    lpf_err_t rc = lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    sstep_py_jb = NULL;
+    return rc;
+}
 
 /* SUPERSTEP_ENGINE=mpi (any case), as the library reads it */
 static int sstep_py_engine_is_mpi(void)

@@ -61,6 +61,12 @@ def checks(ctx):
             raise AssertionError("no error")
         except ValueError as e:
             assert "different sizes" in str(e)
+    # objects and scalars, as on threads
+    assert ctx.allgather({"r": s}) == [{"r": q} for q in range(p)]
+    assert ctx.broadcast(("t", np.arange(3)) if s == 0 else None)[1].tolist() == [0, 1, 2]
+    assert ctx.alltoall([(s, q) for q in range(p)]) == [(q, s) for q in range(p)]
+    assert ctx.allreduce([s]) == list(range(p))
+    assert ctx.scatter(list(range(p)) if s == 0 else None) == s
     m = ctx.probe()
     assert m.p >= p and m.g() > 0
     return "ok"
