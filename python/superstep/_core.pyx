@@ -87,6 +87,9 @@ cdef extern from "sstep_py.h" nogil:
     void sstep_py_install_hook()
     const sstep_py_report *sstep_py_last_report()
     lpf_err_t sstep_py_sync(lpf_t ctx, int guarded)
+    lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
+    void sstep_py_enter()
+    void sstep_py_leave()
 
     # applications (examples/*/): library calls from sequential code
     double bsp_ip(const double *x, const double *y, size_t n, unsigned P)
@@ -179,6 +182,7 @@ cdef int _mpi_size = 1
 cdef bint _mpi_ready = False
 cdef object _app_lock = threading.Lock()
 
+_NCORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 _OPS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
 _OPCODE = {"sum": 1, "prod": 2, "min": 3, "max": 4}
 
@@ -271,7 +275,9 @@ cdef class _Run:
 
 cdef void _c_spmd(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args) noexcept nogil:
     with gil:
+        sstep_py_enter()
         _spmd_body(lctx, pid, nprocs)
+        sstep_py_leave()
 
 
 cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
@@ -564,8 +570,8 @@ cdef class Context:
             if lpf_resize_memory_register(self._ctx, want) == LPF_SUCCESS:
                 self._rpend = want
         cdef int guarded = not self._run.mpi
-        with nogil:
-            rc = sstep_py_sync(self._ctx, guarded)
+        # spin for the GIL only when every process has a core of its own
+        rc = sstep_py_sync_gil(self._ctx, guarded, guarded and 1 < self.nprocs <= _NCORES)
         self._step += 1
         self._nissued = 0
         if rc != LPF_SUCCESS:

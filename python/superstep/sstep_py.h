@@ -1,12 +1,15 @@
 /*
  * Small C helpers of the Cython module superstep._core: the MPI calls
  * (present only when the library was built with the MPI engine) and the
- * engine choice. No Python API here.
+ * engine choice, the GIL at a sync.
  */
 #ifndef SSTEP_PY_H
 #define SSTEP_PY_H
 
+#include <Python.h>
 #include <lpf/core.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <lpf/abort.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -117,6 +120,52 @@ static lpf_err_t sstep_py_sync(lpf_t ctx, int guarded)
     sstep_py_jb = &jb;
     lpf_err_t rc = lpf_sync(ctx, LPF_SYNC_DEFAULT);
     sstep_py_jb = NULL;
+    return rc;
+}
+
+/* The GIL at a sync on threads. Only one thread runs Python at a time, so
+ * every superstep hands the GIL from process to process. A thread woken by
+ * CPython's GIL (a condition variable) takes several microseconds to run;
+ * instead, a thread whose sync is done spins until no process of the run is
+ * in Python (sstep_py_in_python: the processes that hold the GIL or are
+ * taking it) and claims the turn, so that it takes a GIL that was just
+ * dropped. After SSTEP_PY_SPIN rounds (a process computing in Python for
+ * long) it waits for the GIL as usual. */
+#define SSTEP_PY_SPIN 4096
+
+static atomic_int sstep_py_in_python;
+
+static void sstep_py_enter(void) { atomic_fetch_add(&sstep_py_in_python, 1); }
+static void sstep_py_leave(void) { atomic_fetch_sub(&sstep_py_in_python, 1); }
+
+static inline void sstep_py_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* sstep_py_sync, called with the GIL held; returns with it held */
+static lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
+{
+    PyThreadState *ts = PyEval_SaveThread();
+    atomic_fetch_sub_explicit(&sstep_py_in_python, 1, memory_order_release);
+    lpf_err_t rc = sstep_py_sync(ctx, guarded);
+    if (spin) {
+        for (int i = 0; i < SSTEP_PY_SPIN; ++i) {
+            int zero = 0;
+            if (atomic_load_explicit(&sstep_py_in_python, memory_order_relaxed) == 0
+                    && atomic_compare_exchange_weak(&sstep_py_in_python, &zero, 1))
+                goto claimed;
+            if ((i & 255) == 255) sched_yield();
+            else sstep_py_relax();
+        }
+    }
+    atomic_fetch_add(&sstep_py_in_python, 1);
+claimed:
+    PyEval_RestoreThread(ts);
     return rc;
 }
 
