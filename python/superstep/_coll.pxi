@@ -517,7 +517,9 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
     result = None
     if not two:
         if active and n:
-            buf = np.empty((P, n), dtype=src.dtype)
+            # a callable op might return one of its arguments: fresh memory then
+            buf = (self._scratch(src.dtype, (P, n)) if isinstance(f, np.ufunc)
+                   else np.empty((P, n), dtype=src.dtype))
             self._room(prim, P, 1)
             lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
             self._nregs += 1
@@ -543,7 +545,7 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
         lo = (n * me) // P
         hi = (n * (me + 1)) // P
         ln = hi - lo
-        buf = np.empty((P, ln), dtype=src.dtype)
+        buf = self._scratch(src.dtype, (P, ln))
         if ln:
             self._room(prim, P, 1)
             lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)

@@ -182,6 +182,7 @@ cdef int _mpi_size = 1
 cdef bint _mpi_ready = False
 cdef object _app_lock = threading.Lock()
 
+_CHECKED = os.environ.get("SUPERSTEP_CHECK", "0") not in ("", "0")
 _NCORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 _OPS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
 _OPCODE = {"sum": 1, "prod": 2, "min": 3, "max": 4}
@@ -438,7 +439,7 @@ cdef class Machine:
 
 cdef enum:
     META = 8          # int64 per process in the registration table
-    BIG = 16384       # put/get of this many bytes and more release the GIL
+    BIG = 16384       # in checked mode, put/get of this many bytes and more release the GIL
 
 cdef str _dtype_name(int64_t num, int64_t itemsize):
     """The name of a dtype from its type number (as the registration tables carry it)."""
@@ -460,7 +461,7 @@ cdef class Context:
     cdef lpf_t _ctx
     cdef readonly unsigned pid, nprocs
     cdef _Run _run
-    cdef bint _valid, _failed
+    cdef bint _valid, _failed, _checked
     cdef long long _step
     cdef size_t _qcap, _rcap, _qpend, _rpend, _nissued, _nregs, _nregs_peak, _nissued_want
     cdef list _tmp            # local slots of this superstep's put sources / get targets
@@ -473,6 +474,7 @@ cdef class Context:
     cdef list _inbox
     cdef object _pending_outbox
     cdef dict _named          # global slot index -> (array, what registered it)
+    cdef object _scr          # scratch memory of the reductions, kept between calls
 
     # ---- life cycle -------------------------------------------------------
 
@@ -494,6 +496,7 @@ cdef class Context:
         self._nregs_peak = 0
         self._valid = True
         self._failed = False
+        self._checked = _CHECKED
         self._qpend = max(<size_t>1024, 8 * p)
         self._rpend = 256
         if (lpf_resize_message_queue(self._ctx, self._qpend) != LPF_SUCCESS or
@@ -517,7 +520,19 @@ cdef class Context:
         self._deferred = None
         self._inbox = None
         self._named = None
+        self._scr = None
         self._outq = None
+
+    cdef object _scratch(self, object dtype, tuple shape):
+        """An internal array of this shape (contents undefined), from memory kept
+        between calls (a fresh large array costs its page faults each time)."""
+        cdef size_t nb = np.dtype(dtype).itemsize
+        for d in shape:
+            nb *= <size_t>d
+        if self._scr is None or (<cnp.ndarray>self._scr).nbytes < nb:
+            self._scr = np.empty(max(nb, 2 * (0 if self._scr is None else self._scr.nbytes)),
+                                 dtype=np.uint8)
+        return self._scr[:nb].view(dtype).reshape(shape)
 
     cdef str _who(self, str prim):
         return "%s (process %d of %d)" % (prim, self.pid, self.nprocs)
@@ -833,8 +848,8 @@ cdef class Context:
         cdef lpf_memslot_t h = self._drma_local("ctx.put", d, s, a, off)
         cdef size_t nb = a.nbytes
         cdef size_t doff = off * s._itemsize
-        if nb >= BIG:
-            with nogil:
+        if nb >= BIG and self._checked:
+            with nogil:     # checked mode hashes the source now
                 lpf_put(self._ctx, h, 0, d, s._h, doff, nb, LPF_MSG_DEFAULT)
         else:
             lpf_put(self._ctx, h, 0, d, s._h, doff, nb, LPF_MSG_DEFAULT)
@@ -853,7 +868,7 @@ cdef class Context:
         cdef lpf_memslot_t h = self._drma_local("ctx.get", d, s, a, off)
         cdef size_t nb = a.nbytes
         cdef size_t soff = off * s._itemsize
-        if nb >= BIG:
+        if nb >= BIG and self._checked:
             with nogil:
                 lpf_get(self._ctx, d, s._h, soff, h, 0, nb, LPF_MSG_DEFAULT)
         else:
