@@ -76,6 +76,10 @@ cdef extern from "sstep_py.h" nogil:
     int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
     void sstep_py_mpi_abort(int code)
     void sstep_py_mpi_finalize(lpf_init_t init)
+    int sstep_py_comm_init(long long fhandle, lpf_init_t *init)
+    int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
+                           unsigned pid, unsigned nprocs, lpf_init_t *init)
+    void sstep_py_init_free(lpf_init_t init)
     int sstep_py_engine_is_mpi()
     int sstep_py_engine_is_hybrid()
     int sstep_py_have_fft()
@@ -238,7 +242,7 @@ def mpi_world():
 cdef class _Run:
     cdef public object fn, args, kwargs, result, exc, lock, fatal
     cdef public int exc_pid, exc_nprocs
-    cdef public bint aborted, mpi
+    cdef public bint aborted, mpi, noabort
 
     def __init__(self, fn, args, kwargs, mpi):
         self.fn = fn
@@ -251,6 +255,7 @@ cdef class _Run:
         self.exc_pid = -1
         self.aborted = False
         self.mpi = mpi
+        self.noabort = False
 
     def fail(self, int pid, int nprocs, e):
         cdef bint first
@@ -269,7 +274,7 @@ cdef class _Run:
         sys.stderr.write("superstep: process %d of %d: uncaught exception in the SPMD "
                          "function; the run ends\n%s" % (pid, nprocs, text))
         sys.stderr.flush()
-        if self.mpi and not isinstance(e, SyncError):
+        if self.mpi and not self.noabort and not isinstance(e, SyncError):
             # every rank ends now, also one in a long local computation
             sstep_py_mpi_abort(1)
 
@@ -305,17 +310,29 @@ cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
     return 0
 
 
-def run(spmd, p=None, args=(), kwargs=None):
+def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, nprocs=None,
+        timeout=60.0):
     """Run spmd(ctx, *args, **kwargs) on p processes and return process 0's result.
 
     On the pthread engine the processes are threads of this Python process
     (p=None: one per core, LPF_MAX_PROCS caps it). Under
     ``bsprun --engine mpi -n P python3 prog.py`` every rank runs the script
     and run() spans the P ranks (p must be None or P).
+
+    comm: an mpi4py communicator; the run spans its processes (each calls
+    run with its comm). meet=(host, port), pid=k, nprocs=n: n processes
+    started by someone else meet over TCP at process 0's (host, port)
+    within `timeout` seconds (docs/mpi.md). In both cases each process's
+    run() returns its own result, and an exception ends only the process
+    that raised it (the others get SyncError at their next sync).
     """
     global _g_run
     if not callable(spmd):
         raise TypeError("superstep.run: spmd must be callable, got %r" % (type(spmd).__name__,))
+    if comm is not None or meet is not None:
+        return _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout)
+    if pid is not None or nprocs is not None:
+        raise ValueError("superstep.run: pid and nprocs go with meet=(host, port)")
     if p is not None:
         if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
             raise ValueError("superstep.run: p must be a positive int or None, got %r" % (p,))
@@ -362,6 +379,106 @@ def run(spmd, p=None, args=(), kwargs=None):
         raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
                         "called sync a different number of times or returned early")
     return r.result
+
+
+def _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout):
+    """run() over an mpi4py communicator or a TCP meeting (one lpf_hook)."""
+    global _g_run
+    cdef lpf_init_t init = NULL
+    cdef int rcinit
+    cdef lpf_err_t rc
+    cdef long long fh
+    cdef bytes bhost, bport
+    cdef const char *chost
+    cdef const char *cport
+    cdef int tmo
+    cdef unsigned k, n
+    if comm is not None and meet is not None:
+        raise ValueError("superstep.run: give comm or meet, not both")
+    if p is not None:
+        raise ValueError("superstep.run: p goes with threads; with comm or meet the run spans "
+                         "the communicator's or the meeting's processes")
+    if getattr(_tls, "ctx", None) is not None:
+        raise SuperstepError("superstep.run: called inside an SPMD function (nested runs "
+                             "are not supported)")
+    if not sstep_py_have_mpi():
+        raise SuperstepError("superstep.run: comm and meet need the MPI engine, and this "
+                             "superstep was built without it")
+    if comm is not None:
+        try:
+            fh = comm.py2f()
+        except AttributeError:
+            raise TypeError("superstep.run: comm must be an mpi4py communicator, got %s"
+                            % type(comm).__name__)
+        rcinit = sstep_py_comm_init(fh, &init)
+        if rcinit == -2:
+            raise SuperstepError("superstep.run: MPI is not initialised (import mpi4py.MPI "
+                                 "first)")
+        if rcinit != 0:
+            raise SuperstepError("superstep.run: lpf_mpi_initialize_with_mpicomm failed on "
+                                 "this communicator")
+    else:
+        try:
+            host, port = meet
+        except (TypeError, ValueError):
+            raise TypeError("superstep.run: meet must be (host, port), got %r" % (meet,))
+        for name, v in (("pid", pid), ("nprocs", nprocs)):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
+                raise ValueError("superstep.run: meet needs pid and nprocs (ints), got %s=%r"
+                                 % (name, v))
+        if nprocs < 1 or pid >= nprocs:
+            raise ValueError("superstep.run: pid %d is out of range (nprocs %d)" % (pid, nprocs))
+        bhost = str(host).encode()
+        bport = str(port).encode()
+        chost = bhost
+        cport = bport
+        tmo = int(max(0.0, float(timeout)) * 1000)
+        k = pid
+        n = nprocs
+        sys.stdout.flush()
+        sys.stderr.flush()
+        with nogil:
+            rcinit = sstep_py_meet_init(chost, cport, tmo, k, n, &init)
+        if rcinit != 0:
+            raise SuperstepError("superstep.run: process %d of %d: the meeting at %s:%s "
+                                 "failed (the line above says why)" % (pid, nprocs, host, port))
+        global _meet_atexit
+        if not _meet_atexit:
+            atexit.register(sstep_py_mpi_finalize_atexit)
+            _meet_atexit = True
+    if not isinstance(args, tuple):
+        args = tuple(args)
+    cdef _Run r = _Run(spmd, args, kwargs or {}, True)
+    r.noabort = True
+    with _run_lock:
+        _g_run = r
+        try:
+            with nogil:
+                rc = lpf_hook(init, _c_spmd, LPF_NO_ARGS)
+        finally:
+            _g_run = None
+            sstep_py_init_free(init)
+    if r.exc is not None:
+        e = r.exc
+        try:
+            e.add_note("superstep: raised by process %d of %d (traceback printed above)"
+                       % (r.exc_pid, r.exc_nprocs))
+        except AttributeError:
+            pass
+        raise e.with_traceback(None)
+    if rc != LPF_SUCCESS:
+        raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
+                        "called sync a different number of times, returned early or failed")
+    return r.result
+
+
+cdef bint _meet_atexit = False
+
+
+def sstep_py_mpi_finalize_atexit():
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sstep_py_mpi_finalize(NULL)
 
 
 # ---------------------------------------------------------------------------

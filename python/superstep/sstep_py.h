@@ -60,11 +60,35 @@ static void sstep_py_mpi_abort(int code)
 
 static void sstep_py_mpi_finalize(lpf_init_t init)
 {
-    int fin = 0;
+    int fin = 0, inited = 0;
     if (init) lpf_mpi_finalize(init);
+    MPI_Initialized(&inited);
     MPI_Finalized(&fin);
-    if (!fin) MPI_Finalize();
+    if (inited && !fin) MPI_Finalize();
 }
+
+/* an lpf_init_t over a communicator of the caller (its Fortran handle, as
+ * mpi4py's Comm.py2f() gives it); MPI must be initialised */
+static int sstep_py_comm_init(long long fhandle, lpf_init_t *init)
+{
+    int inited = 0, fin = 0;
+    MPI_Initialized(&inited);
+    if (inited) MPI_Finalized(&fin);
+    if (!inited || fin) return -2;
+    MPI_Comm c = MPI_Comm_f2c((MPI_Fint)fhandle);
+    if (c == MPI_COMM_NULL) return -3;
+    return lpf_mpi_initialize_with_mpicomm(c, init) == LPF_SUCCESS ? 0 : -1;
+}
+
+/* processes started by someone else meet over TCP (docs/mpi.md) */
+static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
+        unsigned pid, unsigned nprocs, lpf_init_t *init)
+{
+    return lpf_mpi_initialize_over_tcp(host, port, timeout_ms, pid, nprocs, init)
+        == LPF_SUCCESS ? 0 : -1;
+}
+
+static void sstep_py_init_free(lpf_init_t init) { lpf_mpi_finalize(init); }
 #else
 static int sstep_py_have_mpi(void) { return 0; }
 static int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
@@ -74,6 +98,18 @@ static int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
 }
 static void sstep_py_mpi_abort(int code) { _Exit(code); }
 static void sstep_py_mpi_finalize(lpf_init_t init) { (void)init; }
+static int sstep_py_comm_init(long long fhandle, lpf_init_t *init)
+{
+    (void)fhandle; (void)init;
+    return -4;
+}
+static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
+        unsigned pid, unsigned nprocs, lpf_init_t *init)
+{
+    (void)host; (void)port; (void)timeout_ms; (void)pid; (void)nprocs; (void)init;
+    return -4;
+}
+static void sstep_py_init_free(lpf_init_t init) { (void)init; }
 #endif
 
 /* Fatal library errors inside superstep.run on threads (a checked-mode

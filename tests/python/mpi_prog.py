@@ -103,3 +103,13 @@ elif mode == "apps":
     k = np.arange(1000, dtype=np.uint32)[::-1].copy()
     assert (superstep.apps.sort(k, p=2) == np.sort(k)).all()
     print("APPS rank %d" % rank, flush=True)
+elif mode == "comm":
+    from mpi4py import MPI
+    world = MPI.COMM_WORLD
+    rank = world.Get_rank()
+    # the whole world, then halves: each half is a run of its own
+    r1 = superstep.run(lambda ctx: (ctx.pid, ctx.nprocs, ctx.allgather(ctx.pid).tolist()),
+                       comm=world)
+    half = world.Split(rank % 2, rank)
+    r2 = superstep.run(lambda ctx: ctx.allreduce([rank]), comm=half)
+    print("COMM rank %d: %r %r" % (rank, r1, sorted(r2)), flush=True)

@@ -61,3 +61,13 @@ def test_mpi_apps_on_threads_of_a_rank():
     r = mpirun(2, "apps")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "APPS rank 0" in r.stdout and "APPS rank 1" in r.stdout
+
+
+def test_mpi_run_over_an_mpi4py_communicator():
+    pytest.importorskip("mpi4py")
+    r = mpirun(3, "comm")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in range(3):
+        line = "COMM rank %d: (%d, 3, [0, 1, 2]) %r" % (
+            rank, rank, [0, 2] if rank % 2 == 0 else [1])
+        assert line in r.stdout, r.stdout + r.stderr
