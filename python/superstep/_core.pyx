@@ -701,9 +701,10 @@ cdef class Context:
             want = max(self._rcap * 2, self._nregs_peak * 4)
             if lpf_resize_memory_register(self._ctx, want) == LPF_SUCCESS:
                 self._rpend = want
-        cdef int guarded = not self._run.mpi
+        cdef int guarded = 1      # a fatal report of the library becomes a BSPError
         # spin for the GIL only when every process has a core of its own
-        rc = sstep_py_sync_gil(self._ctx, guarded, guarded and 1 < self.nprocs <= _NCORES)
+        rc = sstep_py_sync_gil(self._ctx, guarded,
+                               not self._run.mpi and 1 < self.nprocs <= _NCORES)
         self._step += 1
         self._nissued = 0
         if rc != LPF_SUCCESS:

@@ -116,8 +116,9 @@ static void sstep_py_init_free(lpf_init_t init) { (void)init; }
  * report...) become Python exceptions: the library's fatal hook copies the
  * report and, when the thread is inside sstep_py_sync, leaves the library
  * by longjmp (the context is then failed, its peers' syncs fail once the
- * process leaves its SPMD function). Elsewhere (MPI ranks, the
- * applications' own threads) the hook returns and the program ends as in C. */
+ * process leaves its SPMD function). Elsewhere (the applications' own
+ * threads, calls other than the sync) the hook returns and the program ends
+ * as in C. */
 #define SSTEP_PY_RECOVERED (-77)
 
 struct sstep_py_report {

@@ -113,3 +113,15 @@ elif mode == "comm":
     half = world.Split(rank % 2, rank)
     r2 = superstep.run(lambda ctx: ctx.allreduce([rank]), comm=half)
     print("COMM rank %d: %r %r" % (rank, r1, sorted(r2)), flush=True)
+elif mode == "checked":
+    # SUPERSTEP_CHECK=1: rank 1 changes a put's source before the sync
+    def spmd(ctx):
+        dst = np.zeros(4)
+        with ctx.register(dst) as slot:
+            src = np.arange(4.0)
+            ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
+            if ctx.pid == 1:
+                src[0] = 5.0
+            ctx.sync()
+    superstep.run(spmd)
+    print("NOT REACHED", flush=True)
