@@ -111,37 +111,37 @@ cdef int _mode(Context self, str prim, object table, list mem, list slots) excep
     cdef int m
     try:
         for q in range(self.nprocs):
-            if table[q, 7] == M_FAILED:
+            if table[q][7] == M_FAILED:
                 raise SuperstepError("%s: process %d failed on its own arguments (its "
                                      "exception says why); the collective was not done"
                                      % (self._who(prim), q))
-            if table[q, 7] == 0:
+            if table[q][7] == 0:
                 raise SuperstepError("%s: process %d did not call a collective in this "
                                      "superstep (it called ctx.sync, or returned)"
                                      % (self._who(prim), q))
         for q in range(self.nprocs):
-            if table[q, 6] != table[self.pid, 6]:
+            if table[q][6] != table[self.pid][6]:
                 raise ValueError("%s: the processes called it with different arguments "
                                  "(procs, root or op): process %d differs from process %d"
                                  % (self._who(prim), q, self.pid))
-        modes = set(int(table[q, 7]) for q in mem)
+        modes = set([table[q][7] for q in mem])
         if modes == {M_OBJECT}:
             return M_OBJECT
         if M_OBJECT in modes:
             return 0
         ref = mem[0]
         for q in mem:
-            if table[q, 2] != table[ref, 2] or table[q, 1] != table[ref, 1] or \
-               table[q, 0] != table[ref, 0]:
+            if table[q][2] != table[ref][2] or table[q][1] != table[ref][1] or \
+               table[q][0] != table[ref][0]:
                 if modes == {M_SCALAR}:
                     return 0        # numbers of different types: as objects
-            if table[q, 2] != table[ref, 2] or table[q, 1] != table[ref, 1]:
+            if table[q][2] != table[ref][2] or table[q][1] != table[ref][1]:
                 raise TypeError("%s: the members' arrays have different dtypes (process %d "
                                 "and process %d)" % (self._who(prim), ref, q))
-            if table[q, 0] != table[ref, 0]:
+            if table[q][0] != table[ref][0]:
                 raise ValueError("%s: the members' arrays have different sizes: process %d "
                                  "has %d bytes, process %d has %d bytes" % (
-                                     self._who(prim), ref, table[ref, 0], q, table[q, 0]))
+                                     self._who(prim), ref, table[ref][0], q, table[q][0]))
         return M_ARRAY
     except BaseException:
         for s in slots:
@@ -158,7 +158,7 @@ cdef list _fetch(Context self, str prim, Slot s, object table, list srcs):
     cdef lpf_pid_t q
     sizes = []
     for q in srcs:
-        n = 0 if q == self.pid else <size_t>table[q, 0]
+        n = 0 if q == self.pid else <size_t>table[q][0]
         sizes.append(n)
         total += n
     buf = np.empty(total, dtype=np.uint8)
@@ -213,7 +213,7 @@ cdef object _broadcast(Context self, object a, object root, object procs):
     cdef int64_t chk = _checkval(1, mem, root, None)
     res = self._register_many(prim, [src], chk, mode)
     sl, table = res[0], res[1]
-    cdef int rmode = table[root, 7]
+    cdef int rmode = table[root][7]
     cdef int how
     if rmode == M_ARRAY:
         how = _mode(self, prim, table, mem, [sl])

@@ -871,18 +871,21 @@ cdef class Context:
             for h in handles:
                 self._deferred.append((h, None))
             raise
-        table = self._meta.copy()
-        self._meta[:] = 0
+        # the table as lists: indexing them is far cheaper than a NumPy array's
+        table = self._meta.tolist()
+        memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
         slots = []
+        cdef Py_ssize_t isz
         for j in range(k):
             a = <cnp.ndarray>arrays[j]
+            isz = max(a.itemsize, 1)
             s = Slot.__new__(Slot)
             (<Slot>s)._ctx = self
             (<Slot>s)._h = handles[j]
             (<Slot>s)._array = a
             (<Slot>s).dtype = a.dtype
             (<Slot>s)._itemsize = a.itemsize
-            (<Slot>s)._counts = table[:, 3 * j] // max(a.itemsize, 1)
+            (<Slot>s)._counts = [row[3 * j] // isz for row in table]
             (<Slot>s)._alive = True
             (<Slot>s)._used_step = -1
             slots.append(s)
@@ -898,23 +901,23 @@ cdef class Context:
         res = self._register_many("ctx.register", [a], 0)
         table = res[1]
         cdef Slot s = <Slot>res[0]
-        absent = [q for q in range(self.nprocs) if table[q, 7] != 1 or table[q, 6] != 0]
+        absent = [q for q in range(self.nprocs) if table[q][7] != 1 or table[q][6] != 0]
         if absent:
             s.free()
             q = absent[0]
             raise SuperstepError("%s: process %d did not call ctx.register in this superstep "
                                  "(it called %s)" % (
                                      self._who("ctx.register"), q,
-                                     "ctx.sync, or returned" if table[q, 7] == 0
+                                     "ctx.sync, or returned" if table[q][7] == 0
                                      else "a collective"))
-        bad = [q for q in range(self.nprocs) if table[q, 2] != a.dtype.num or table[q, 1] != a.itemsize]
+        bad = [q for q in range(self.nprocs) if table[q][2] != a.dtype.num or table[q][1] != a.itemsize]
         if bad:
             s.free()
             q = bad[0]
             raise TypeError("%s: the processes registered different dtypes: process %d %s, "
                             "process %d %s" % (
                                 self._who("ctx.register"), self.pid, a.dtype, q,
-                                _dtype_name(table[q, 2], table[q, 1])))
+                                _dtype_name(table[q][2], table[q][1])))
         return s
 
     def deregister(self, Slot slot):
