@@ -253,7 +253,22 @@ cdef object _broadcast(Context self, object a, object root, object procs):
 
 # ---------------------------------------------------------------- gather, allgather
 
-cdef object _gather(Context self, object a, object root, object procs, bint to_all):
+cdef object _out_arg(Context self, str prim, object out, tuple shape, object dtype,
+                     object src):
+    """out= of a collective: the array the result goes into (else a new one)."""
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    arr = self._array_arg(prim, "out", out, dtype, True)
+    if (<object>arr).shape != shape:
+        raise ValueError("%s: out has shape %s, the result has shape %s"
+                         % (self._who(prim), (<object>arr).shape, shape))
+    if np.may_share_memory(arr, src):
+        raise ValueError("%s: out shares memory with the argument" % self._who(prim))
+    return arr
+
+
+cdef object _gather(Context self, object a, object root, object procs, bint to_all,
+                    object outarg):
     cdef str prim = "ctx.allgather" if to_all else "ctx.gather"
     self._check(prim)
     cdef int mode = M_ARRAY
@@ -273,8 +288,12 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
         _coll_fail(self, prim, 2)
         raise
     receives = me >= 0 and (to_all or self.pid == root)
-    out = (np.empty((P,) + src.shape, dtype=src.dtype) if receives and mode != M_OBJECT
-           else _empty())
+    try:
+        out = (_out_arg(self, prim, outarg, (P,) + src.shape, src.dtype, src)
+               if receives and mode != M_OBJECT else _empty())
+    except Exception:
+        _coll_fail(self, prim, 2)
+        raise
     cdef int64_t chk = _checkval(3 if to_all else 2, mem, root, None)
     res = self._register_many(prim, [src, out], chk, mode)
     s_src, s_out, table = res[0], res[1], res[2]
@@ -382,7 +401,7 @@ cdef list _fetch_items(Context self, str prim, Slot s, list srcs, size_t P, size
     return out
 
 
-cdef object _alltoall(Context self, object a, object procs):
+cdef object _alltoall(Context self, object a, object procs, object outarg):
     cdef str prim = "ctx.alltoall"
     self._check(prim)
     cdef int mode = M_ARRAY
@@ -402,7 +421,12 @@ cdef object _alltoall(Context self, object a, object procs):
     except Exception:
         _coll_fail(self, prim, 2)
         raise
-    out = np.empty_like(src) if (me >= 0 and mode == M_ARRAY) else _empty()
+    try:
+        out = (_out_arg(self, prim, outarg, src.shape, src.dtype, src)
+               if (me >= 0 and mode == M_ARRAY) else _empty())
+    except Exception:
+        _coll_fail(self, prim, 2)
+        raise
     cdef int64_t chk = _checkval(4, mem, None, None)
     res = self._register_many(prim, [src, out], chk, mode)
     s_src, s_out, table = res[0], res[1], res[2]
@@ -462,7 +486,7 @@ cdef object _scatter(Context self, object a, object root, object procs):
 # ---------------------------------------------------------------- reduce, allreduce
 
 cdef object _reduce(Context self, str prim, object a, object op, object root, object procs,
-                    bint all_):
+                    bint all_, object outarg):
     self._check(prim)
     cdef int mode = M_ARRAY
     cdef size_t P
@@ -489,7 +513,15 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
     cdef size_t isz = csrc.itemsize
     cdef bint two = (all_ and mode != M_OBJECT and isinstance(op, str) and P > 1 and n >= P
                      and csrc.nbytes >= 65536)
-    out = np.empty_like(src) if (two and me >= 0) else _empty()
+    active = me >= 0 and (all_ or self.pid == root)
+    try:
+        out = (_out_arg(self, prim, outarg, src.shape, src.dtype, src) if (two and me >= 0)
+               else _empty())
+        if outarg is not None and active and mode != M_OBJECT and not two:
+            _out_arg(self, prim, outarg, src.shape, src.dtype, src)       # the checks
+    except Exception:
+        _coll_fail(self, prim, 2)
+        raise
     cdef int64_t chk = _checkval(5 if all_ else 6, mem, root, op)
     res = self._register_many(prim, [src, out], chk, mode)
     s_src, s_out, table = res[0], res[1], res[2]
@@ -540,6 +572,9 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
                 result = _fold(f, rows).reshape(src.shape)
             else:
                 result = src.copy()
+            if outarg is not None and not scalar:
+                outarg[...] = result
+                result = outarg
     else:
         # two phases: member k folds block k, then sends it to every member
         lo = (n * me) // P

@@ -1125,22 +1125,22 @@ cdef class Context:
         returns a copy of it (root returns its own object)."""
         return _broadcast(self, a, root, procs)
 
-    def gather(self, a, root=0, procs=None):
+    def gather(self, a, root=0, procs=None, out=None):
         """Collective: root gets an array of shape (len(procs),) + a.shape whose
         row k is member k's a (arrays and numbers); for any other picklable
         objects, a list in member order. The others get None."""
-        return _gather(self, a, root, procs, False)
+        return _gather(self, a, root, procs, False, out)
 
-    def allgather(self, a, procs=None):
+    def allgather(self, a, procs=None, out=None):
         """Collective: like gather, with the result on every member;
         non-members get None."""
-        return _gather(self, a, None, procs, True)
+        return _gather(self, a, None, procs, True, out)
 
-    def alltoall(self, a, procs=None):
+    def alltoall(self, a, procs=None, out=None):
         """Collective: a is an array of shape (len(procs), ...) or a sequence of
         len(procs) picklable objects; item k goes to member k. Returns an array
         of the same shape (or a list) whose item k came from member k."""
-        return _alltoall(self, a, procs)
+        return _alltoall(self, a, procs, out)
 
     def scatter(self, a, root=0, procs=None):
         """Collective: root passes an array of shape (len(procs), ...) or a
@@ -1148,17 +1148,22 @@ cdef class Context:
         copy). The others' `a` is ignored; non-members get None."""
         return _scatter(self, a, root, procs)
 
-    def reduce(self, a, op="sum", root=0, procs=None):
+    def reduce(self, a, op="sum", root=0, procs=None, out=None):
         """Collective: root gets op folded over the members' values (in member
         order); the others get None. Arrays and numbers are folded element-wise
         in C and NumPy; other objects are folded in Python. op: 'sum', 'prod',
         'min', 'max' or a callable f(x, y)."""
-        return _reduce(self, "ctx.reduce", a, op, root, procs, False)
+        return _reduce(self, "ctx.reduce", a, op, root, procs, False, out)
 
-    def allreduce(self, a, op="sum", procs=None):
+    def allreduce(self, a, op="sum", procs=None, out=None):
         """Collective: every member gets op folded over the members' values (in
-        member order); non-members get None."""
-        return _reduce(self, "ctx.allreduce", a, op, None, procs, True)
+        member order); non-members get None.
+
+        gather, allgather, alltoall, reduce and allreduce take out=: an array
+        (C-contiguous, writable, of the result's shape and dtype) that receives
+        the result when the data are arrays; reusing it saves allocating (and
+        faulting in) a new result each call."""
+        return _reduce(self, "ctx.allreduce", a, op, None, procs, True, out)
 
 
 include "_frames.pxi"

@@ -128,3 +128,30 @@ def test_register_when_one_process_does_not():
             ctx.register(np.zeros(2))
         return "ok"
     assert superstep.run(spmd, p=2) == "ok"
+
+
+def test_out_arguments_receive_the_results():
+    def spmd(ctx):
+        p, s = ctx.nprocs, ctx.pid
+        big = np.arange(20000.0) + s            # two-phase allreduce
+        out = np.empty_like(big)
+        assert ctx.allreduce(big, out=out) is out
+        assert out[3] == 3 * p + sum(range(p))
+        small = np.full(3, s + 1.0)
+        o2 = np.empty(3)
+        assert ctx.allreduce(small, op="max", out=o2) is o2 and (o2 == p).all()
+        r = np.empty(3)
+        got = ctx.reduce(small, root=1, out=r)
+        assert (got is r) if s == 1 else got is None
+        ag = np.empty((p, 2), dtype=np.int64)
+        assert ctx.allgather(np.array([s, -s]), out=ag) is ag
+        assert ag[:, 0].tolist() == list(range(p))
+        a2 = np.empty((p, 2))
+        assert ctx.alltoall(np.full((p, 2), float(s)), out=a2) is a2
+        assert a2[:, 0].tolist() == [float(q) for q in range(p)]
+        with pytest.raises(ValueError, match="out has shape"):
+            ctx.allgather(np.array([s]), out=np.empty(5, dtype=np.int64))
+        with pytest.raises(ValueError, match="shares memory"):
+            ctx.allreduce(big, out=big)
+        return "ok"
+    assert superstep.run(spmd, p=P) == "ok"
