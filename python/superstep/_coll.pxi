@@ -533,7 +533,6 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
         res = self._register_many(prim, [src, _empty()], chk, M_OBJECT)
         s_src, s_out, table = res[0], res[1], res[2]
         how = M_OBJECT
-    active = me >= 0 and (all_ or self.pid == root)
     if how == M_OBJECT:
         (<Slot>s_out).free()
         frames = _fetch(self, prim, <Slot>s_src, table, list(mem) if active else [])
