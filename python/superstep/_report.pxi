@@ -16,15 +16,15 @@ _RE_SRC = _re.compile(
 _RE_RANGE = _re.compile(r"bytes \[(\d+), (\d+)\) of (global|local) slot (\d+) "
                         r"\((0x[0-9a-f]+), (\d+) bytes\)")
 _RE_SLOT = _re.compile(r"(global|local) slot (\d+) \((0x[0-9a-f]+), (\d+) bytes\)")
-_RE_ADDR = _re.compile(r"0x[0-9a-f]{6,}")
+_RE_REQ = _re.compile(r"\(global slot (\d+), offset (\d+), (\d+) bytes( in adjacent requests)?\)")
 
 
 cdef str _arr_text(object a, str what):
     s = "%s array of shape %s" % (a.dtype, a.shape)
     if what == "ctx.register":
-        return s + " (registered by ctx.register)"
+        return s + ", registered by ctx.register,"
     if what:
-        return s + " (a buffer of %s)" % what
+        return s + ", a buffer of %s," % what
     return s
 
 
@@ -64,7 +64,8 @@ cdef str _translate(Context ctx, str msg):
                          else (None, ""))
         isz = s_arr.itemsize if s_arr is not None else 1
         dest = ("%s of the slot at process %s (here the %s)" % (
-                    _elems(s_arr, int(off), int(off) + int(size)), dst, _arr_text(s_arr, s_what))
+                    _elems(s_arr, int(off), int(off) + int(size)), dst,
+                    _arr_text(s_arr, s_what).rstrip(","))
                 if s_arr is not None else "global slot %s, offset %s bytes at process %s"
                 % (slot, off, dst))
         return ("checked mode: the source of a ctx.put (%s, %d elements) to %s was changed "
@@ -85,6 +86,17 @@ cdef str _translate(Context ctx, str msg):
         a, what = _find(ctx, int(addr, 16), int(idx) if kind == "global" else None)
         return mm.group(0) if a is None else "the " + _arr_text(a, what)
 
+    def req(mm):
+        idx, off, nb, adj = mm.groups()
+        a, what = (ctx._named.get(int(idx), (None, "")) if ctx._named is not None
+                   else (None, ""))
+        if a is None:
+            return mm.group(0)
+        return "(%s of the slot that is here the %s%s)" % (
+            _elems(a, int(off), int(off) + int(nb)), _arr_text(a, what).rstrip(","),
+            adj or "")
+
+    msg = _RE_REQ.sub(req, msg)
     msg = _RE_RANGE.sub(rng, msg)
     msg = _RE_SLOT.sub(slt, msg)
     for c, py in _C_NAMES.items():

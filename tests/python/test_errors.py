@@ -90,8 +90,11 @@ def test_read_write_conflict_in_python_terms():
     """)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "read-write conflict" in r.stdout
-    assert "elements [0, 2) of the float64 array of shape (4,) (registered by " \
-           "ctx.register)" in r.stdout, r.stdout
+    assert "elements [0, 2) of the float64 array of shape (4,), registered by " \
+           "ctx.register, are the source of ctx.put by process" in r.stdout, r.stdout
+    assert "(elements [0, 2) of the slot that is here the float64 array of shape (4,), " \
+           "registered by ctx.register)" in r.stdout, r.stdout
+    assert "global slot" not in r.stdout.split("CALLER")[1]
 
 
 def test_without_checked_mode_zero_copy_put_reads_at_the_sync():
