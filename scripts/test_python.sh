@@ -3,7 +3,8 @@
 # environment under build-py/) and runs its tests (tests/python) with
 # pytest: the threads engine, and the MPI engine through bsprun when the
 # release build's bsprun (build/tools/bsprun/bsprun) is there.
-# Python packages come from PyPI. Exits non-zero when a test fails.
+# Python packages come from PyPI (mpi4py for the run over an mpi4py
+# communicator, dask and distributed for superstep.dask). Exits non-zero when a test fails.
 # Usage: scripts/test_python.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,8 @@ vpy=$PWD/$venv/bin/python
 # build requirements too, so that the package builds without isolation
 # (its build folder under build-py/ is then reused between runs)
 "$vpy" -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.9" "cython>=3.0" "numpy>=2.0" scipy pytest
+  "scikit-build-core>=0.9" "cython>=3.0" "numpy>=2.0" scipy pytest mpi4py \
+  "dask[array]" distributed
 CMAKE_BUILD_PARALLEL_LEVEL=${JOBS:-2} \
   "$vpy" -m pip install -q --disable-pip-version-check --no-build-isolation .
 if [ -z "${SUPERSTEP_BSPRUN:-}" ] && [ -x build/tools/bsprun/bsprun ]; then

@@ -6,10 +6,11 @@
   sync_empty      ctx.sync() with no requests: median of batch means (us)
   put_exchange    total exchange with ctx.put, one 1 MiB array per
                   destination (h = 1 MiB): GB/s as bench_core's put_coarse
-  alltoall        ctx.alltoall of 64 KiB .. 8 MiB per process, and the same
-                  with a persistent registration (ctx.put + ctx.sync);
+  alltoall        ctx.alltoall of 64 KiB .. 8 MiB per process (a new result
+                  array each call, and out= reused), and the same with a
+                  persistent registration (ctx.put + ctx.sync);
                   with --mpi4py: comm.Alltoall on the same NumPy buffers
-  allreduce       ctx.allreduce of 1 Mi doubles (sum); with --mpi4py:
+  allreduce       ctx.allreduce of 1 Mi doubles (sum; new result, out=); with --mpi4py:
                   comm.Allreduce
 """
 import argparse
@@ -84,6 +85,8 @@ def bench(ctx):
             a = np.full((p, n // p), ctx.pid, dtype=np.float64)
             reps = 20 if b <= 1 << 20 else 5
             t1 = median_batches(ctx, lambda: ctx.alltoall(a), reps, 5)
+            res = np.empty_like(a)      # reused, as mpi4py's receive buffer
+            t1o = median_batches(ctx, lambda: ctx.alltoall(a, out=res), reps, 5)
             out = np.empty_like(a)
             with ctx.register(out) as slot:
                 def manual():
@@ -92,6 +95,7 @@ def bench(ctx):
                     ctx.sync()
                 t2 = median_batches(ctx, manual, reps, 5)
             row = dict(bench="alltoall", bytes_per_process=b, ctx_alltoall_us=round(t1 * 1e6, 1),
+                       ctx_alltoall_out_us=round(t1o * 1e6, 1),
                        put_registered_us=round(t2 * 1e6, 1))
             if comm is not None:
                 r = np.empty_like(a)
@@ -109,7 +113,10 @@ def bench(ctx):
     if want("allreduce"):
         a = np.random.default_rng(ctx.pid).random(1 << 20)
         t1 = median_batches(ctx, lambda: ctx.allreduce(a), 5, 7)
-        row = dict(bench="allreduce", doubles=1 << 20, ctx_allreduce_us=round(t1 * 1e6, 1))
+        res = np.empty_like(a)
+        t1o = median_batches(ctx, lambda: ctx.allreduce(a, out=res), 5, 7)
+        row = dict(bench="allreduce", doubles=1 << 20, ctx_allreduce_us=round(t1 * 1e6, 1),
+                   ctx_allreduce_out_us=round(t1o * 1e6, 1))
         if comm is not None:
             from mpi4py import MPI
             r = np.empty_like(a)

@@ -15,6 +15,7 @@ import numpy as np
 import os
 import sys
 import pickle
+import operator
 import threading
 import traceback
 import atexit
@@ -75,9 +76,24 @@ cdef extern from "sstep_py.h" nogil:
     int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
     void sstep_py_mpi_abort(int code)
     void sstep_py_mpi_finalize(lpf_init_t init)
+    int sstep_py_comm_init(long long fhandle, lpf_init_t *init)
+    int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
+                           unsigned pid, unsigned nprocs, lpf_init_t *init)
+    void sstep_py_init_free(lpf_init_t init)
     int sstep_py_engine_is_mpi()
     int sstep_py_engine_is_hybrid()
     int sstep_py_have_fft()
+    int SSTEP_PY_RECOVERED
+    cdef struct sstep_py_report:
+        unsigned pid, nprocs
+        char primitive[64]
+        char message[1024]
+    void sstep_py_install_hook()
+    const sstep_py_report *sstep_py_last_report()
+    lpf_err_t sstep_py_sync(lpf_t ctx, int guarded)
+    lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
+    void sstep_py_enter()
+    void sstep_py_leave()
 
     # applications (examples/*/): library calls from sequential code
     double bsp_ip(const double *x, const double *y, size_t n, unsigned P)
@@ -135,6 +151,21 @@ class Aborted(SuperstepError):
     run is ending. Never printed; the caller of run() gets the first error."""
 
 
+class BSPError(SuperstepError):
+    """A fatal error found by the C library (a checked-mode report, a misuse
+    that the binding's own checks do not catch) inside superstep.run on
+    threads. Raised in every process of the run and by run() to its caller;
+    the run cannot go on. Attributes: pid and nprocs (the process that found
+    it), primitive, and c_message (the library's own text)."""
+
+    def __init__(self, text, pid=-1, nprocs=0, primitive="", c_message=""):
+        super().__init__(text)
+        self.pid = pid
+        self.nprocs = nprocs
+        self.primitive = primitive
+        self.c_message = c_message
+
+
 class CapacityError(SuperstepError):
     """More requests or registrations in one superstep than the capacity (it
     grows automatically at the next sync)."""
@@ -155,6 +186,8 @@ cdef int _mpi_size = 1
 cdef bint _mpi_ready = False
 cdef object _app_lock = threading.Lock()
 
+_CHECKED = os.environ.get("SUPERSTEP_CHECK", "0") not in ("", "0")
+_NCORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 _OPS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
 _OPCODE = {"sum": 1, "prod": 2, "min": 3, "max": 4}
 
@@ -207,9 +240,9 @@ def mpi_world():
 
 
 cdef class _Run:
-    cdef public object fn, args, kwargs, result, exc, lock
+    cdef public object fn, args, kwargs, result, exc, lock, fatal
     cdef public int exc_pid, exc_nprocs
-    cdef public bint aborted, mpi
+    cdef public bint aborted, mpi, noabort
 
     def __init__(self, fn, args, kwargs, mpi):
         self.fn = fn
@@ -217,10 +250,12 @@ cdef class _Run:
         self.kwargs = kwargs
         self.result = None
         self.exc = None
+        self.fatal = None         # the first BSPError of the run
         self.lock = threading.Lock()
         self.exc_pid = -1
         self.aborted = False
         self.mpi = mpi
+        self.noabort = False
 
     def fail(self, int pid, int nprocs, e):
         cdef bint first
@@ -239,14 +274,16 @@ cdef class _Run:
         sys.stderr.write("superstep: process %d of %d: uncaught exception in the SPMD "
                          "function; the run ends\n%s" % (pid, nprocs, text))
         sys.stderr.flush()
-        if self.mpi and not isinstance(e, SyncError):
+        if self.mpi and not self.noabort and not isinstance(e, SyncError):
             # every rank ends now, also one in a long local computation
             sstep_py_mpi_abort(1)
 
 
 cdef void _c_spmd(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args) noexcept nogil:
     with gil:
+        sstep_py_enter()
         _spmd_body(lctx, pid, nprocs)
+        sstep_py_leave()
 
 
 cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
@@ -273,17 +310,29 @@ cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
     return 0
 
 
-def run(spmd, p=None, args=(), kwargs=None):
+def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, nprocs=None,
+        timeout=60.0):
     """Run spmd(ctx, *args, **kwargs) on p processes and return process 0's result.
 
     On the pthread engine the processes are threads of this Python process
     (p=None: one per core, LPF_MAX_PROCS caps it). Under
     ``bsprun --engine mpi -n P python3 prog.py`` every rank runs the script
     and run() spans the P ranks (p must be None or P).
+
+    comm: an mpi4py communicator; the run spans its processes (each calls
+    run with its comm). meet=(host, port), pid=k, nprocs=n: n processes
+    started by someone else meet over TCP at process 0's (host, port)
+    within `timeout` seconds (docs/mpi.md). In both cases each process's
+    run() returns its own result, and an exception ends only the process
+    that raised it (the others get SyncError at their next sync).
     """
     global _g_run
     if not callable(spmd):
         raise TypeError("superstep.run: spmd must be callable, got %r" % (type(spmd).__name__,))
+    if comm is not None or meet is not None:
+        return _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout)
+    if pid is not None or nprocs is not None:
+        raise ValueError("superstep.run: pid and nprocs go with meet=(host, port)")
     if p is not None:
         if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
             raise ValueError("superstep.run: p must be a positive int or None, got %r" % (p,))
@@ -332,6 +381,106 @@ def run(spmd, p=None, args=(), kwargs=None):
     return r.result
 
 
+def _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout):
+    """run() over an mpi4py communicator or a TCP meeting (one lpf_hook)."""
+    global _g_run
+    cdef lpf_init_t init = NULL
+    cdef int rcinit
+    cdef lpf_err_t rc
+    cdef long long fh
+    cdef bytes bhost, bport
+    cdef const char *chost
+    cdef const char *cport
+    cdef int tmo
+    cdef unsigned k, n
+    if comm is not None and meet is not None:
+        raise ValueError("superstep.run: give comm or meet, not both")
+    if p is not None:
+        raise ValueError("superstep.run: p goes with threads; with comm or meet the run spans "
+                         "the communicator's or the meeting's processes")
+    if getattr(_tls, "ctx", None) is not None:
+        raise SuperstepError("superstep.run: called inside an SPMD function (nested runs "
+                             "are not supported)")
+    if not sstep_py_have_mpi():
+        raise SuperstepError("superstep.run: comm and meet need the MPI engine, and this "
+                             "superstep was built without it")
+    if comm is not None:
+        try:
+            fh = comm.py2f()
+        except AttributeError:
+            raise TypeError("superstep.run: comm must be an mpi4py communicator, got %s"
+                            % type(comm).__name__)
+        rcinit = sstep_py_comm_init(fh, &init)
+        if rcinit == -2:
+            raise SuperstepError("superstep.run: MPI is not initialised (import mpi4py.MPI "
+                                 "first)")
+        if rcinit != 0:
+            raise SuperstepError("superstep.run: lpf_mpi_initialize_with_mpicomm failed on "
+                                 "this communicator")
+    else:
+        try:
+            host, port = meet
+        except (TypeError, ValueError):
+            raise TypeError("superstep.run: meet must be (host, port), got %r" % (meet,))
+        for name, v in (("pid", pid), ("nprocs", nprocs)):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
+                raise ValueError("superstep.run: meet needs pid and nprocs (ints), got %s=%r"
+                                 % (name, v))
+        if nprocs < 1 or pid >= nprocs:
+            raise ValueError("superstep.run: pid %d is out of range (nprocs %d)" % (pid, nprocs))
+        bhost = str(host).encode()
+        bport = str(port).encode()
+        chost = bhost
+        cport = bport
+        tmo = int(max(0.0, float(timeout)) * 1000)
+        k = pid
+        n = nprocs
+        sys.stdout.flush()
+        sys.stderr.flush()
+        with nogil:
+            rcinit = sstep_py_meet_init(chost, cport, tmo, k, n, &init)
+        if rcinit != 0:
+            raise SuperstepError("superstep.run: process %d of %d: the meeting at %s:%s "
+                                 "failed (the line above says why)" % (pid, nprocs, host, port))
+        global _meet_atexit
+        if not _meet_atexit:
+            atexit.register(sstep_py_mpi_finalize_atexit)
+            _meet_atexit = True
+    if not isinstance(args, tuple):
+        args = tuple(args)
+    cdef _Run r = _Run(spmd, args, kwargs or {}, True)
+    r.noabort = True
+    with _run_lock:
+        _g_run = r
+        try:
+            with nogil:
+                rc = lpf_hook(init, _c_spmd, LPF_NO_ARGS)
+        finally:
+            _g_run = None
+            sstep_py_init_free(init)
+    if r.exc is not None:
+        e = r.exc
+        try:
+            e.add_note("superstep: raised by process %d of %d (traceback printed above)"
+                       % (r.exc_pid, r.exc_nprocs))
+        except AttributeError:
+            pass
+        raise e.with_traceback(None)
+    if rc != LPF_SUCCESS:
+        raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
+                        "called sync a different number of times, returned early or failed")
+    return r.result
+
+
+cdef bint _meet_atexit = False
+
+
+def sstep_py_mpi_finalize_atexit():
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sstep_py_mpi_finalize(NULL)
+
+
 # ---------------------------------------------------------------------------
 # Slots and the machine
 # ---------------------------------------------------------------------------
@@ -372,7 +521,8 @@ cdef class Slot:
         return self
 
     def __exit__(self, *exc):
-        if self._alive and self._ctx._valid and not self._ctx._run.aborted:
+        if self._alive and self._ctx._valid and not self._ctx._run.aborted and \
+           not self._ctx._failed:
             self.free()
         return False
 
@@ -406,7 +556,17 @@ cdef class Machine:
 
 cdef enum:
     META = 8          # int64 per process in the registration table
-    BIG = 16384       # put/get of this many bytes and more release the GIL
+    BIG = 16384       # in checked mode, put/get of this many bytes and more release the GIL
+
+cdef str _dtype_name(int64_t num, int64_t itemsize):
+    """The name of a dtype from its type number (as the registration tables carry it)."""
+    try:
+        d = cnp.PyArray_DescrFromType(<int>num)
+        return "%s" % (<object>d,) if d.itemsize == itemsize or itemsize == 0 else \
+            "%s (itemsize %d)" % (<object>d, itemsize)
+    except Exception:
+        return "dtype number %d (itemsize %d)" % (num, itemsize)
+
 
 cdef inline char *_data(cnp.ndarray a):
     return <char *>cnp.PyArray_DATA(a)
@@ -418,7 +578,7 @@ cdef class Context:
     cdef lpf_t _ctx
     cdef readonly unsigned pid, nprocs
     cdef _Run _run
-    cdef bint _valid, _failed
+    cdef bint _valid, _failed, _checked
     cdef long long _step
     cdef size_t _qcap, _rcap, _qpend, _rpend, _nissued, _nregs, _nregs_peak, _nissued_want
     cdef list _tmp            # local slots of this superstep's put sources / get targets
@@ -430,6 +590,8 @@ cdef class Context:
     cdef size_t _nsent
     cdef list _inbox
     cdef object _pending_outbox
+    cdef dict _named          # global slot index -> (array, what registered it)
+    cdef object _scr          # scratch memory of the reductions, kept between calls
 
     # ---- life cycle -------------------------------------------------------
 
@@ -439,6 +601,7 @@ cdef class Context:
         self._keep = []
         self._deferred = []
         self._inbox = []
+        self._named = {}
         self._outq = None
         self._nsent = 0
         self._step = 0
@@ -450,6 +613,7 @@ cdef class Context:
         self._nregs_peak = 0
         self._valid = True
         self._failed = False
+        self._checked = _CHECKED
         self._qpend = max(<size_t>1024, 8 * p)
         self._rpend = 256
         if (lpf_resize_message_queue(self._ctx, self._qpend) != LPF_SUCCESS or
@@ -472,7 +636,20 @@ cdef class Context:
         self._keep = None
         self._deferred = None
         self._inbox = None
+        self._named = None
+        self._scr = None
         self._outq = None
+
+    cdef object _scratch(self, object dtype, tuple shape):
+        """An internal array of this shape (contents undefined), from memory kept
+        between calls (a fresh large array costs its page faults each time)."""
+        cdef size_t nb = np.dtype(dtype).itemsize
+        for d in shape:
+            nb *= <size_t>d
+        if self._scr is None or (<cnp.ndarray>self._scr).nbytes < nb:
+            self._scr = np.empty(max(nb, 2 * (0 if self._scr is None else self._scr.nbytes)),
+                                 dtype=np.uint8)
+        return self._scr[:nb].view(dtype).reshape(shape)
 
     cdef str _who(self, str prim):
         return "%s (process %d of %d)" % (prim, self.pid, self.nprocs)
@@ -481,6 +658,8 @@ cdef class Context:
         if not self._valid:
             raise SuperstepError("%s: this context belongs to an SPMD function that has "
                                  "returned" % prim)
+        if self._run.fatal is not None and (self._run.aborted or self._failed):
+            raise _bsp_error_here(self._run.fatal, self, prim)
         if self._run.aborted:
             e = self._run.exc
             raise Aborted("%s: the run is ending: process %s raised %s" % (
@@ -522,10 +701,28 @@ cdef class Context:
             want = max(self._rcap * 2, self._nregs_peak * 4)
             if lpf_resize_memory_register(self._ctx, want) == LPF_SUCCESS:
                 self._rpend = want
-        with nogil:
-            rc = lpf_sync(self._ctx, LPF_SYNC_DEFAULT)
+        cdef int guarded = 1      # a fatal report of the library becomes a BSPError
+        # spin for the GIL only when every process has a core of its own
+        rc = sstep_py_sync_gil(self._ctx, guarded,
+                               not self._run.mpi and 1 < self.nprocs <= _NCORES)
         self._step += 1
         self._nissued = 0
+        if rc != LPF_SUCCESS:
+            # the context is failed: its registrations stay (the arrays of
+            # this superstep too, for the report), nothing more is asked of it
+            self._failed = True
+            if rc == SSTEP_PY_RECOVERED:
+                e = _bsp_error_from_report(self, prim)
+                with self._run.lock:
+                    if self._run.fatal is None:
+                        self._run.fatal = e
+                raise e
+            if self._run.fatal is not None:
+                raise _bsp_error_here(self._run.fatal, self, prim)
+            raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
+                            "processes called sync a different number of times (one may have "
+                            "returned from its SPMD function early) or one failed"
+                            % (self._who(prim), self._step - 1))
         if self._tmp:
             for h in self._tmp:
                 lpf_deregister(self._ctx, h)
@@ -538,12 +735,6 @@ cdef class Context:
             self._nregs -= len(self._deferred)
             self._deferred = []
         self._nregs_peak = self._nregs
-        if rc != LPF_SUCCESS:
-            self._failed = True
-            raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
-                            "processes called sync a different number of times (one may have "
-                            "returned from its SPMD function early) or one failed"
-                            % (self._who(prim), self._step - 1))
         if self._qpend > self._qcap:
             self._qcap = self._qpend
         if self._rpend > self._rcap:
@@ -646,9 +837,10 @@ cdef class Context:
 
     # ---- registration -----------------------------------------------------
 
-    cdef list _register_many(self, str prim, list arrays, int64_t check):
+    cdef list _register_many(self, str prim, list arrays, int64_t check, int mode=1):
         """Collective: global registrations of up to two arrays plus one sync, which
-        exchanges every process's sizes and dtypes (and `check`, which must agree)."""
+        exchanges every process's sizes and dtypes (and `check`, which must agree,
+        and `mode`: how the collective's data travels, see _coll.pxi)."""
         cdef size_t p = self.nprocs, k = len(arrays), j
         cdef lpf_memslot_t h
         cdef cnp.ndarray a
@@ -660,11 +852,12 @@ cdef class Context:
             a = <cnp.ndarray>arrays[j]
             lpf_register_global(self._ctx, _data(a), a.nbytes, &h)
             handles.append(h)
+            self._named[(h & 0xffffffff) >> 1] = (a, prim)
             mm[3 * j] = a.nbytes
             mm[3 * j + 1] = a.itemsize
             mm[3 * j + 2] = a.dtype.num
         mm[6] = check
-        mm[7] = 1
+        mm[7] = mode
         self._nregs += k
         self._nregs_peak = max(self._nregs_peak, self._nregs)
         cdef lpf_pid_t d
@@ -678,18 +871,21 @@ cdef class Context:
             for h in handles:
                 self._deferred.append((h, None))
             raise
-        table = self._meta.copy()
-        self._meta[:] = 0
+        # the table as lists: indexing them is far cheaper than a NumPy array's
+        table = self._meta.tolist()
+        memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
         slots = []
+        cdef Py_ssize_t isz
         for j in range(k):
             a = <cnp.ndarray>arrays[j]
+            isz = max(a.itemsize, 1)
             s = Slot.__new__(Slot)
             (<Slot>s)._ctx = self
             (<Slot>s)._h = handles[j]
             (<Slot>s)._array = a
             (<Slot>s).dtype = a.dtype
             (<Slot>s)._itemsize = a.itemsize
-            (<Slot>s)._counts = table[:, 3 * j] // max(a.itemsize, 1)
+            (<Slot>s)._counts = [row[3 * j] // isz for row in table]
             (<Slot>s)._alive = True
             (<Slot>s)._used_step = -1
             slots.append(s)
@@ -705,14 +901,23 @@ cdef class Context:
         res = self._register_many("ctx.register", [a], 0)
         table = res[1]
         cdef Slot s = <Slot>res[0]
-        bad = [q for q in range(self.nprocs) if table[q, 2] != a.dtype.num or table[q, 1] != a.itemsize]
+        absent = [q for q in range(self.nprocs) if table[q][7] != 1 or table[q][6] != 0]
+        if absent:
+            s.free()
+            q = absent[0]
+            raise SuperstepError("%s: process %d did not call ctx.register in this superstep "
+                                 "(it called %s)" % (
+                                     self._who("ctx.register"), q,
+                                     "ctx.sync, or returned" if table[q][7] == 0
+                                     else "a collective"))
+        bad = [q for q in range(self.nprocs) if table[q][2] != a.dtype.num or table[q][1] != a.itemsize]
         if bad:
             s.free()
             q = bad[0]
             raise TypeError("%s: the processes registered different dtypes: process %d %s, "
-                            "process %d dtype number %d (itemsize %d)" % (
+                            "process %d %s" % (
                                 self._who("ctx.register"), self.pid, a.dtype, q,
-                                table[q, 2], table[q, 1]))
+                                _dtype_name(table[q][2], table[q][1])))
         return s
 
     def deregister(self, Slot slot):
@@ -746,13 +951,17 @@ cdef class Context:
         s._used_step = self._step
         return h
 
-    def put(self, src, dst_pid, slot, offset=0):
+    def put(self, src, dst_pid, slot, offset=0, copy=False):
         """Copy the array src into process dst_pid's registered array `slot`,
-        starting at element `offset`; complete after the next sync."""
+        starting at element `offset`; complete after the next sync. The data
+        are read from src at the sync (no copy is made now): do not change src
+        before it, or pass copy=True to send src's values of now."""
         self._check("ctx.put")
         cdef lpf_pid_t d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
         cdef Slot s = self._slot_arg("ctx.put", slot)
         cdef cnp.ndarray a = self._array_arg("ctx.put", "src", src, s.dtype, False)
+        if copy and a is src:
+            a = a.copy()
         cdef Py_ssize_t off = self._offset_arg("ctx.put", offset)
         if a.size == 0:
             self._bounds("ctx.put", d, s, off, 0)
@@ -760,8 +969,8 @@ cdef class Context:
         cdef lpf_memslot_t h = self._drma_local("ctx.put", d, s, a, off)
         cdef size_t nb = a.nbytes
         cdef size_t doff = off * s._itemsize
-        if nb >= BIG:
-            with nogil:
+        if nb >= BIG and self._checked:
+            with nogil:     # checked mode hashes the source now
                 lpf_put(self._ctx, h, 0, d, s._h, doff, nb, LPF_MSG_DEFAULT)
         else:
             lpf_put(self._ctx, h, 0, d, s._h, doff, nb, LPF_MSG_DEFAULT)
@@ -780,7 +989,7 @@ cdef class Context:
         cdef lpf_memslot_t h = self._drma_local("ctx.get", d, s, a, off)
         cdef size_t nb = a.nbytes
         cdef size_t soff = off * s._itemsize
-        if nb >= BIG:
+        if nb >= BIG and self._checked:
             with nogil:
                 lpf_get(self._ctx, d, s._h, soff, h, 0, nb, LPF_MSG_DEFAULT)
         else:
@@ -811,7 +1020,7 @@ cdef class Context:
             kind = 0
         else:
             hdr = b""
-            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+            data = memoryview(_encode(payload))
             kind = 1
         hl = len(hdr)
         dl = len(data)
@@ -893,7 +1102,7 @@ cdef class Context:
                     dt, shape = pickle.loads(hdr.tobytes())
                     payload = data.view(dt).reshape(shape)
                 else:
-                    payload = pickle.loads(data)
+                    payload = _decode(data)
                 msgs.append(Message(int(s), tag, payload))
         self._inbox = msgs
 
@@ -906,399 +1115,58 @@ cdef class Context:
             return list(self._inbox)
         return [m for m in self._inbox if m.tag == tag]
 
-    # ---- collectives ---------------------------------------------------------
-
-    cdef tuple _members(self, str prim, object procs, object root):
-        cdef list mem
-        if procs is None:
-            mem = list(range(self.nprocs))
-        else:
-            try:
-                mem = [int(q) for q in procs]
-            except TypeError:
-                raise TypeError("%s: procs must be a sequence of pids (or None for all)"
-                                % self._who(prim))
-            if not mem:
-                raise ValueError("%s: procs is empty" % self._who(prim))
-            for q in mem:
-                if q < 0 or q >= self.nprocs:
-                    raise IndexError("%s: pid %d in procs is out of range (nprocs %d)"
-                                     % (self._who(prim), q, self.nprocs))
-            if len(set(mem)) != len(mem):
-                raise ValueError("%s: procs names a pid twice" % self._who(prim))
-        me = mem.index(self.pid) if self.pid in mem else -1
-        if root is not None:
-            self._pid_arg(prim, "root", root)
-            if root not in mem:
-                raise ValueError("%s: root %d is not one of procs" % (self._who(prim), root))
-        return mem, me
-
-    cdef int64_t _checkval(self, int code, object mem, object root, object op):
-        cdef uint64_t x = <uint64_t>hash((code, tuple(mem), -1 if root is None else int(root),
-                                          _OPCODE.get(op, -1) if isinstance(op, str) else -1))
-        return <int64_t>(x & 0x7fffffffffffffff)
-
-    cdef _agree(self, str prim, object table, object mem, int which, bint same_size):
-        """After a collective registration: every process passed the same
-        arguments, and members' arrays agree in dtype (and size)."""
-        cdef lpf_pid_t q
-        for q in range(self.nprocs):
-            if table[q, 6] != table[self.pid, 6]:
-                raise ValueError("%s: the processes called it with different arguments "
-                                 "(procs, root or op): process %d differs from process %d"
-                                 % (self._who(prim), q, self.pid))
-        ref = mem[0]
-        for q in mem:
-            if table[q, 3 * which + 2] != table[ref, 3 * which + 2] or \
-               table[q, 3 * which + 1] != table[ref, 3 * which + 1]:
-                raise TypeError("%s: the members' arrays have different dtypes (process %d "
-                                "and process %d)" % (self._who(prim), ref, q))
-            if same_size and table[q, 3 * which] != table[ref, 3 * which]:
-                raise ValueError("%s: the members' arrays have different sizes: process %d "
-                                 "has %d bytes, process %d has %d bytes" % (
-                                     self._who(prim), ref, table[ref, 3 * which], q,
-                                     table[q, 3 * which]))
-
-    cdef cnp.ndarray _coll_src(self, str prim, object a, bint member, bint writable):
-        if not member:
-            return np.empty(0, dtype=np.uint8)
-        if writable:
-            return self._array_arg(prim, "array", a, None, True)
-        arr = np.ascontiguousarray(a)
-        if arr.dtype.hasobject:
-            raise TypeError("%s: the array holds Python objects" % self._who(prim))
-        return arr
+    # ---- collectives (their bodies: _coll.pxi) ----------------------------
 
     def broadcast(self, a, root=0, procs=None):
-        """Collective (every process calls, with the same root and procs): copy
-        root's array into the array `a` of every member, in place. Returns a."""
-        self._check("ctx.broadcast")
-        mem, me = self._members("ctx.broadcast", procs, root)
-        cdef cnp.ndarray src = self._coll_src("ctx.broadcast", a, me >= 0, me >= 0 and self.pid != root)
-        res = self._register_many("ctx.broadcast", [src], self._checkval(1, mem, root, None))
-        sl, table = res[0], res[1]
-        try:
-            self._agree("ctx.broadcast", table, mem, 0, True)
-        except BaseException:
-            (<Slot>sl).free()
-            raise
-        if me >= 0 and self.pid != root and src.nbytes:
-            lpf_get(self._ctx, root, (<Slot>sl)._h, 0, (<Slot>sl)._h, 0, src.nbytes,
-                    LPF_MSG_DEFAULT)
-            self._nissued += 1
-        (<Slot>sl).free()
-        self._lowsync("ctx.broadcast")
-        return a if me >= 0 else None
+        """Collective (every process calls, with the same root and procs). If every
+        member passes a NumPy array, root's array is copied into each member's
+        array in place and `a` is returned. Otherwise root's `a` may be any
+        picklable object (the others pass anything, e.g. None) and every member
+        returns a copy of it (root returns its own object)."""
+        return _broadcast(self, a, root, procs)
 
-    cdef tuple _gather_common(self, str prim, object a, object root, object procs, int code,
-                              bint to_all):
-        mem, me = self._members(prim, procs, root)
-        cdef cnp.ndarray src = self._coll_src(prim, a, me >= 0, False)
-        cdef size_t P = len(mem)
-        receives = me >= 0 and (to_all or self.pid == root)
-        out = (np.empty((P,) + (<object>src).shape, dtype=src.dtype) if receives
-               else np.empty(0, dtype=np.uint8))
-        res = self._register_many(prim, [src, out], self._checkval(code, mem, root, None))
-        s_src, s_out, table = res[0], res[1], res[2]
-        try:
-            self._agree(prim, table, mem, 0, True)
-        except BaseException:
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            raise
-        return mem, me, src, out, s_src, s_out
-
-    def gather(self, a, root=0, procs=None):
+    def gather(self, a, root=0, procs=None, out=None):
         """Collective: root gets an array of shape (len(procs),) + a.shape whose
-        row k is member k's a; the others get None."""
-        self._check("ctx.gather")
-        mem, me, src, out, s_src, s_out = self._gather_common("ctx.gather", a, root, procs, 2, False)
-        cdef size_t nb = (<cnp.ndarray>src).nbytes
-        if me >= 0 and nb:
-            if self.pid == root:
-                out[me] = src
-            else:
-                lpf_put(self._ctx, (<Slot>s_src)._h, 0, root, (<Slot>s_out)._h, me * nb, nb,
-                        LPF_MSG_DEFAULT)
-                self._nissued += 1
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        self._lowsync("ctx.gather")
-        return out if (me >= 0 and self.pid == root) else None
+        row k is member k's a (arrays and numbers); for any other picklable
+        objects, a list in member order. The others get None."""
+        return _gather(self, a, root, procs, False, out)
 
-    def allgather(self, a, procs=None):
-        """Collective: every member gets an array of shape (len(procs),) + a.shape
-        whose row k is member k's a; non-members get None."""
-        self._check("ctx.allgather")
-        mem, me, src, out, s_src, s_out = self._gather_common("ctx.allgather", a, None, procs, 3, True)
-        cdef size_t nb = (<cnp.ndarray>src).nbytes
-        cdef size_t P = len(mem)
-        if me >= 0 and nb:
-            out[me] = src
-            self._room("ctx.allgather", P, 0)
-            for q in mem:
-                if q != self.pid:
-                    lpf_put(self._ctx, (<Slot>s_src)._h, 0, q, (<Slot>s_out)._h, me * nb, nb,
-                            LPF_MSG_DEFAULT)
-            self._nissued += P - 1
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        self._lowsync("ctx.allgather")
-        return out if me >= 0 else None
+    def allgather(self, a, procs=None, out=None):
+        """Collective: like gather, with the result on every member;
+        non-members get None."""
+        return _gather(self, a, None, procs, True, out)
 
-    def alltoall(self, a, procs=None):
-        """Collective: a has shape (len(procs), ...) on every member; returns an
-        array of the same shape whose row k is member k's row for this process."""
-        self._check("ctx.alltoall")
-        mem, me = self._members("ctx.alltoall", procs, None)
-        cdef size_t P = len(mem)
-        cdef cnp.ndarray src = self._coll_src("ctx.alltoall", a, me >= 0, False)
-        if me >= 0 and (src.ndim == 0 or src.shape[0] != P):
-            raise ValueError("%s: the array's first dimension must be len(procs) = %d, "
-                             "shape is %s" % (self._who("ctx.alltoall"), P, (<object>src).shape))
-        out = np.empty_like(src) if me >= 0 else np.empty(0, dtype=np.uint8)
-        res = self._register_many("ctx.alltoall", [src, out], self._checkval(4, mem, None, None))
-        s_src, s_out, table = res[0], res[1], res[2]
-        try:
-            self._agree("ctx.alltoall", table, mem, 0, True)
-        except BaseException:
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            raise
-        cdef size_t blk = src.nbytes // P if me >= 0 else 0
-        cdef size_t k
-        if me >= 0 and blk:
-            out[me] = src[me]
-            self._room("ctx.alltoall", P, 0)
-            for k in range(P):
-                if mem[k] != self.pid:
-                    lpf_put(self._ctx, (<Slot>s_src)._h, k * blk, mem[k], (<Slot>s_out)._h,
-                            me * blk, blk, LPF_MSG_DEFAULT)
-            self._nissued += P - 1
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        self._lowsync("ctx.alltoall")
-        return out if me >= 0 else None
+    def alltoall(self, a, procs=None, out=None):
+        """Collective: a is an array of shape (len(procs), ...) or a sequence of
+        len(procs) picklable objects; item k goes to member k. Returns an array
+        of the same shape (or a list) whose item k came from member k."""
+        return _alltoall(self, a, procs, out)
 
-    cdef object _opfun(self, str prim, object op):
-        if isinstance(op, str):
-            if op not in _OPS:
-                raise ValueError("%s: op must be 'sum', 'prod', 'min', 'max' or a callable, "
-                                 "got %r" % (self._who(prim), op))
-            return _OPS[op]
-        if not callable(op):
-            raise TypeError("%s: op must be 'sum', 'prod', 'min', 'max' or a callable"
-                            % self._who(prim))
-        return op
+    def scatter(self, a, root=0, procs=None):
+        """Collective: root passes an array of shape (len(procs), ...) or a
+        sequence of len(procs) picklable objects; member k gets item k (a
+        copy). The others' `a` is ignored; non-members get None."""
+        return _scatter(self, a, root, procs)
 
-    def reduce(self, a, op="sum", root=0, procs=None):
-        """Collective: root gets op folded over the members' arrays element-wise
-        (in member order); the others get None. op: 'sum', 'prod', 'min', 'max'
-        or a callable f(x, y) on arrays (slower)."""
-        return self._reduce("ctx.reduce", a, op, root, procs, False)
+    def reduce(self, a, op="sum", root=0, procs=None, out=None):
+        """Collective: root gets op folded over the members' values (in member
+        order); the others get None. Arrays and numbers are folded element-wise
+        in C and NumPy; other objects are folded in Python. op: 'sum', 'prod',
+        'min', 'max' or a callable f(x, y)."""
+        return _reduce(self, "ctx.reduce", a, op, root, procs, False, out)
 
-    def allreduce(self, a, op="sum", procs=None):
-        """Collective: every member gets op folded over the members' arrays
-        element-wise (in member order); non-members get None."""
-        return self._reduce("ctx.allreduce", a, op, None, procs, True)
+    def allreduce(self, a, op="sum", procs=None, out=None):
+        """Collective: every member gets op folded over the members' values (in
+        member order); non-members get None.
 
-    cdef object _reduce(self, str prim, object a, object op, object root, object procs, bint all_):
-        self._check(prim)
-        f = self._opfun(prim, op)
-        scalar = np.ndim(a) == 0 if a is not None else False
-        mem, me = self._members(prim, procs, root)
-        cdef size_t P = len(mem)
-        cdef cnp.ndarray src = self._coll_src(prim, a, me >= 0, False)
-        cdef size_t n = src.size if me >= 0 else 0
-        cdef size_t isz = src.itemsize
-        cdef bint two = (all_ and isinstance(op, str) and P > 1 and n >= P
-                         and src.nbytes >= 65536)
-        out = np.empty_like(src) if (two and me >= 0) else np.empty(0, dtype=np.uint8)
-        res = self._register_many(prim, [src, out], self._checkval(5 if all_ else 6, mem, root, op))
-        s_src, s_out, table = res[0], res[1], res[2]
-        try:
-            self._agree(prim, table, mem, 0, True)
-        except BaseException:
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            raise
-        cdef size_t k, lo, hi, ln
-        cdef lpf_memslot_t lh
-        result = None
-        if not two:
-            active = me >= 0 and (all_ or self.pid == root)
-            if active and n:
-                buf = np.empty((P, n), dtype=src.dtype)
-                lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
-                self._nregs += 1
-                self._nregs_peak = max(self._nregs_peak, self._nregs)
-                self._tmp.append(lh)
-                self._keep.append(buf)
-                self._room(prim, P, 0)
-                for k in range(P):
-                    if mem[k] != self.pid:
-                        lpf_get(self._ctx, mem[k], (<Slot>s_src)._h, 0, lh, k * n * isz,
-                                n * isz, LPF_MSG_DEFAULT)
-                self._nissued += P - 1
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            self._lowsync(prim)
-            if active:
-                if n:
-                    rows = [src.reshape(-1) if mem[k] == self.pid else buf[k] for k in range(P)]
-                    result = _fold(f, rows).reshape((<object>src).shape)
-                else:
-                    result = src.copy()
-        else:
-            # two phases: member k folds block k, then sends it to every member
-            lo = (n * me) // P
-            hi = (n * (me + 1)) // P
-            ln = hi - lo
-            buf = np.empty((P, ln), dtype=src.dtype)
-            if ln:
-                lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
-                self._nregs += 1
-                self._nregs_peak = max(self._nregs_peak, self._nregs)
-                self._tmp.append(lh)
-                self._keep.append(buf)
-                self._room(prim, P, 0)
-                for k in range(P):
-                    if mem[k] != self.pid:
-                        lpf_get(self._ctx, mem[k], (<Slot>s_src)._h, lo * isz, lh, k * ln * isz,
-                                ln * isz, LPF_MSG_DEFAULT)
-                self._nissued += P - 1
-            self._lowsync(prim)
-            flat_src = src.reshape(-1)
-            flat_out = out.reshape(-1)
-            if ln:
-                blk = flat_out[lo:hi]
-                rows = [flat_src[lo:hi] if mem[k] == self.pid else buf[k] for k in range(P)]
-                blk[...] = rows[0]
-                for k in range(1, P):
-                    f(blk, rows[k], out=blk)
-                self._room(prim, P, 0)
-                for k in range(P):
-                    if mem[k] != self.pid:
-                        lpf_put(self._ctx, (<Slot>s_out)._h, lo * isz, mem[k], (<Slot>s_out)._h,
-                                lo * isz, ln * isz, LPF_MSG_DEFAULT)
-                self._nissued += P - 1
-            (<Slot>s_src).free()
-            (<Slot>s_out).free()
-            self._lowsync(prim)
-            result = out
-        if result is not None and scalar:
-            return result.reshape(-1)[0]
-        return result
+        gather, allgather, alltoall, reduce and allreduce take out=: an array
+        (C-contiguous, writable, of the result's shape and dtype) that receives
+        the result when the data are arrays; reusing it saves allocating (and
+        faulting in) a new result each call."""
+        return _reduce(self, "ctx.allreduce", a, op, None, procs, True, out)
 
 
-def _fold(f, rows):
-    acc = np.array(rows[0], copy=True)
-    if isinstance(f, np.ufunc):
-        for r in rows[1:]:
-            f(acc, r, out=acc)
-        return acc
-    for r in rows[1:]:
-        acc = np.asarray(f(acc, r), dtype=acc.dtype)
-    return acc
-
-
-# ---------------------------------------------------------------------------
-# Applications (library calls; they run their own SPMD sections on threads)
-# ---------------------------------------------------------------------------
-
-cdef unsigned _app_p(object p) except? 0xffffffff:
-    if p is None:
-        return 0
-    if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
-        raise ValueError("p must be a positive int or None, got %r" % (p,))
-    return <unsigned>p
-
-
-def _app_inprod(cnp.ndarray x, cnp.ndarray y, p):
-    cdef unsigned P = _app_p(p)
-    cdef double r
-    cdef size_t n = x.size
-    cdef const double *xp = <const double *>cnp.PyArray_DATA(x)
-    cdef const double *yp = <const double *>cnp.PyArray_DATA(y)
-    with _app_lock:
-        with nogil:
-            r = bsp_ip(xp, yp, n, P)
-    return r
-
-
-def _app_sort(cnp.ndarray keys, p, bint radix):
-    cdef unsigned P = _app_p(p)
-    cdef int rc
-    cdef size_t n = keys.size
-    cdef uint32_t *k = <uint32_t *>cnp.PyArray_DATA(keys)
-    if P == 0:
-        P = os.cpu_count() or 1
-    with _app_lock:
-        with nogil:
-            if radix:
-                rc = bsp_radix_sort(P, k, n, 1)
-            else:
-                rc = bsp_sample_sort(P, k, n)
-    return rc
-
-
-def _app_fft(cnp.ndarray x, int sign, p):
-    cdef unsigned P = _app_p(p)
-    cdef int rc
-    cdef size_t n = x.size // 2          # x: the complex vector viewed as doubles
-    cdef double *xp = <double *>cnp.PyArray_DATA(x)
-    with _app_lock:
-        with nogil:
-            rc = bsp_fft(xp, n, sign, P)
-    return rc
-
-
-cdef sp_crs _crs(size_t m, size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val):
-    cdef sp_crs A
-    A.m = m
-    A.n = n
-    A.nnz = col.size
-    A.rowptr = <size_t *>cnp.PyArray_DATA(rowptr)
-    A.col = <uint32_t *>cnp.PyArray_DATA(col)
-    A.val = <double *>cnp.PyArray_DATA(val)
-    return A
-
-
-_PARTS = {"rows": SP_PART_ROWS, "cols": SP_PART_COLS, "2d": SP_PART_2D}
-
-
-def _app_spmv(size_t m, size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val,
-              cnp.ndarray x, cnp.ndarray y, p, str partition):
-    cdef unsigned P = _app_p(p)
-    cdef sp_crs A = _crs(m, n, rowptr, col, val)
-    cdef sp_part part
-    cdef int rc
-    cdef sp_part_kind kind = _PARTS[partition]
-    if P == 0:
-        P = os.cpu_count() or 1
-    if sp_partition(&A, P, kind, &part) != 0:
-        raise MemoryError("spmv: partitioning failed")
-    with _app_lock:
-        with nogil:
-            rc = bsp_spmv(&A, &part, <const double *>cnp.PyArray_DATA(x),
-                          <double *>cnp.PyArray_DATA(y), P, spmv_default_variant())
-    sp_part_free(&part)
-    return rc
-
-
-def _app_pagerank(size_t n, cnp.ndarray rowptr, cnp.ndarray col, cnp.ndarray val,
-                  cnp.ndarray r, p, double alpha, double tol, int maxit):
-    cdef unsigned P = _app_p(p)
-    cdef sp_crs A = _crs(n, n, rowptr, col, val)
-    cdef pr_opts o = pr_default_opts()
-    cdef pr_info info
-    cdef int rc
-    o.alpha = alpha
-    o.tol = tol
-    o.maxit = maxit
-    if P == 0:
-        P = os.cpu_count() or 1
-    with _app_lock:
-        with nogil:
-            rc = bsp_pagerank(&A, NULL, &o, <double *>cnp.PyArray_DATA(r), P, &info)
-    return rc, {"iters": info.iters, "diff": info.diff, "seconds": info.seconds}
+include "_frames.pxi"
+include "_report.pxi"
+include "_coll.pxi"
+include "_apps.pxi"

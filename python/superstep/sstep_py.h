@@ -1,12 +1,18 @@
 /*
  * Small C helpers of the Cython module superstep._core: the MPI calls
  * (present only when the library was built with the MPI engine) and the
- * engine choice. No Python API here.
+ * engine choice, the GIL at a sync.
  */
 #ifndef SSTEP_PY_H
 #define SSTEP_PY_H
 
+#include <Python.h>
 #include <lpf/core.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <lpf/abort.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -54,11 +60,35 @@ static void sstep_py_mpi_abort(int code)
 
 static void sstep_py_mpi_finalize(lpf_init_t init)
 {
-    int fin = 0;
+    int fin = 0, inited = 0;
     if (init) lpf_mpi_finalize(init);
+    MPI_Initialized(&inited);
     MPI_Finalized(&fin);
-    if (!fin) MPI_Finalize();
+    if (inited && !fin) MPI_Finalize();
 }
+
+/* an lpf_init_t over a communicator of the caller (its Fortran handle, as
+ * mpi4py's Comm.py2f() gives it); MPI must be initialised */
+static int sstep_py_comm_init(long long fhandle, lpf_init_t *init)
+{
+    int inited = 0, fin = 0;
+    MPI_Initialized(&inited);
+    if (inited) MPI_Finalized(&fin);
+    if (!inited || fin) return -2;
+    MPI_Comm c = MPI_Comm_f2c((MPI_Fint)fhandle);
+    if (c == MPI_COMM_NULL) return -3;
+    return lpf_mpi_initialize_with_mpicomm(c, init) == LPF_SUCCESS ? 0 : -1;
+}
+
+/* processes started by someone else meet over TCP (docs/mpi.md) */
+static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
+        unsigned pid, unsigned nprocs, lpf_init_t *init)
+{
+    return lpf_mpi_initialize_over_tcp(host, port, timeout_ms, pid, nprocs, init)
+        == LPF_SUCCESS ? 0 : -1;
+}
+
+static void sstep_py_init_free(lpf_init_t init) { lpf_mpi_finalize(init); }
 #else
 static int sstep_py_have_mpi(void) { return 0; }
 static int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
@@ -68,7 +98,113 @@ static int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
 }
 static void sstep_py_mpi_abort(int code) { _Exit(code); }
 static void sstep_py_mpi_finalize(lpf_init_t init) { (void)init; }
+static int sstep_py_comm_init(long long fhandle, lpf_init_t *init)
+{
+    (void)fhandle; (void)init;
+    return -4;
+}
+static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
+        unsigned pid, unsigned nprocs, lpf_init_t *init)
+{
+    (void)host; (void)port; (void)timeout_ms; (void)pid; (void)nprocs; (void)init;
+    return -4;
+}
+static void sstep_py_init_free(lpf_init_t init) { (void)init; }
 #endif
+
+/* Fatal library errors inside superstep.run on threads (a checked-mode
+ * report...) become Python exceptions: the library's fatal hook copies the
+ * report and, when the thread is inside sstep_py_sync, leaves the library
+ * by longjmp (the context is then failed, its peers' syncs fail once the
+ * process leaves its SPMD function). Elsewhere (the applications' own
+ * threads, calls other than the sync) the hook returns and the program ends
+ * as in C. */
+#define SSTEP_PY_RECOVERED (-77)
+
+struct sstep_py_report {
+    unsigned pid, nprocs;
+    char primitive[64];
+    char message[1024];
+};
+
+static _Thread_local jmp_buf *sstep_py_jb;
+static _Thread_local struct sstep_py_report sstep_py_mine;   /* this thread's report */
+
+static void sstep_py_fatal_hook(lpf_pid_t pid, lpf_pid_t nprocs, const char *primitive,
+        const char *message)
+{
+    jmp_buf *jb = sstep_py_jb;
+    if (!jb) return;
+    sstep_py_mine.pid = pid;
+    sstep_py_mine.nprocs = nprocs;
+    snprintf(sstep_py_mine.primitive, sizeof sstep_py_mine.primitive, "%s", primitive);
+    snprintf(sstep_py_mine.message, sizeof sstep_py_mine.message, "%s", message);
+    sstep_py_jb = NULL;
+    longjmp(*jb, 1);
+}
+
+static void sstep_py_install_hook(void) { sstep_set_fatal_hook(sstep_py_fatal_hook); }
+
+static const struct sstep_py_report *sstep_py_last_report(void) { return &sstep_py_mine; }
+
+/* lpf_sync; SSTEP_PY_RECOVERED when guarded and the library reported a
+ * fatal error (then sstep_py_report() says what) */
+static lpf_err_t sstep_py_sync(lpf_t ctx, int guarded)
+{
+    jmp_buf jb;
+    if (!guarded) return lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    if (setjmp(jb)) return SSTEP_PY_RECOVERED;
+    sstep_py_jb = &jb;
+    lpf_err_t rc = lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    sstep_py_jb = NULL;
+    return rc;
+}
+
+/* The GIL at a sync on threads. Only one thread runs Python at a time, so
+ * every superstep hands the GIL from process to process. A thread woken by
+ * CPython's GIL (a condition variable) takes several microseconds to run;
+ * instead, a thread whose sync is done spins until no process of the run is
+ * in Python (sstep_py_in_python: the processes that hold the GIL or are
+ * taking it) and claims the turn, so that it takes a GIL that was just
+ * dropped. After SSTEP_PY_SPIN rounds (a process computing in Python for
+ * long) it waits for the GIL as usual. */
+#define SSTEP_PY_SPIN 4096
+
+static atomic_int sstep_py_in_python;
+
+static void sstep_py_enter(void) { atomic_fetch_add(&sstep_py_in_python, 1); }
+static void sstep_py_leave(void) { atomic_fetch_sub(&sstep_py_in_python, 1); }
+
+static inline void sstep_py_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* sstep_py_sync, called with the GIL held; returns with it held */
+static lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
+{
+    PyThreadState *ts = PyEval_SaveThread();
+    atomic_fetch_sub_explicit(&sstep_py_in_python, 1, memory_order_release);
+    lpf_err_t rc = sstep_py_sync(ctx, guarded);
+    if (spin) {
+        for (int i = 0; i < SSTEP_PY_SPIN; ++i) {
+            int zero = 0;
+            if (atomic_load_explicit(&sstep_py_in_python, memory_order_relaxed) == 0
+                    && atomic_compare_exchange_weak(&sstep_py_in_python, &zero, 1))
+                goto claimed;
+            if ((i & 255) == 255) sched_yield();
+            else sstep_py_relax();
+        }
+    }
+    atomic_fetch_add(&sstep_py_in_python, 1);
+claimed:
+    PyEval_RestoreThread(ts);
+    return rc;
+}
 
 /* SUPERSTEP_ENGINE=mpi (any case), as the library reads it */
 static int sstep_py_engine_is_mpi(void)

@@ -4,10 +4,19 @@
  */
 #include "core_internal.h"
 
+#include <lpf/abort.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+static _Atomic(sstep_fatal_hook_t) fatal_hook;
+
+void sstep_set_fatal_hook(sstep_fatal_hook_t hook)
+{
+    atomic_store(&fatal_hook, hook);
+}
 
 static void vreport(struct sstep_ctx *ctx, const char *primitive, const char *fmt, va_list ap)
 {
@@ -21,6 +30,13 @@ static void vreport(struct sstep_ctx *ctx, const char *primitive, const char *fm
     if (n < 0) n = 0;
     if ((size_t)n < sizeof line)
         vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    sstep_fatal_hook_t hook = atomic_load(&fatal_hook);
+    if (hook) {
+        /* the hook may leave by longjmp: this context fails from now on */
+        if (ctx) ctx->failed = 1;
+        hook(ctx ? ctx->pid : LPF_MAX_P, ctx ? ctx->nprocs : 0, primitive,
+                (size_t)n < sizeof line ? line + n : "");
+    }
     /* one write so that lines of concurrent processes do not interleave */
     fflush(stdout);
     fprintf(stderr, "%s\n", line);

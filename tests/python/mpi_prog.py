@@ -61,6 +61,12 @@ def checks(ctx):
             raise AssertionError("no error")
         except ValueError as e:
             assert "different sizes" in str(e)
+    # objects and scalars, as on threads
+    assert ctx.allgather({"r": s}) == [{"r": q} for q in range(p)]
+    assert ctx.broadcast(("t", np.arange(3)) if s == 0 else None)[1].tolist() == [0, 1, 2]
+    assert ctx.alltoall([(s, q) for q in range(p)]) == [(q, s) for q in range(p)]
+    assert ctx.allreduce([s]) == list(range(p))
+    assert ctx.scatter(list(range(p)) if s == 0 else None) == s
     m = ctx.probe()
     assert m.p >= p and m.g() > 0
     return "ok"
@@ -97,3 +103,25 @@ elif mode == "apps":
     k = np.arange(1000, dtype=np.uint32)[::-1].copy()
     assert (superstep.apps.sort(k, p=2) == np.sort(k)).all()
     print("APPS rank %d" % rank, flush=True)
+elif mode == "comm":
+    from mpi4py import MPI
+    world = MPI.COMM_WORLD
+    rank = world.Get_rank()
+    # the whole world, then halves: each half is a run of its own
+    r1 = superstep.run(lambda ctx: (ctx.pid, ctx.nprocs, ctx.allgather(ctx.pid).tolist()),
+                       comm=world)
+    half = world.Split(rank % 2, rank)
+    r2 = superstep.run(lambda ctx: ctx.allreduce([rank]), comm=half)
+    print("COMM rank %d: %r %r" % (rank, r1, sorted(r2)), flush=True)
+elif mode == "checked":
+    # SUPERSTEP_CHECK=1: rank 1 changes a put's source before the sync
+    def spmd(ctx):
+        dst = np.zeros(4)
+        with ctx.register(dst) as slot:
+            src = np.arange(4.0)
+            ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
+            if ctx.pid == 1:
+                src[0] = 5.0
+            ctx.sync()
+    superstep.run(spmd)
+    print("NOT REACHED", flush=True)

@@ -26,8 +26,9 @@ pytestmark = pytest.mark.skipif(not (BSPRUN and superstep.have_mpi()),
                                 reason="needs bsprun and the MPI engine")
 
 
-def mpirun(n, mode, timeout=120):
+def mpirun(n, mode, timeout=120, **extra_env):
     env = dict(os.environ)
+    env.update(extra_env)
     env.pop("SUPERSTEP_ENGINE", None)
     env["SUPERSTEP_SYNC_TIMEOUT"] = "60"
     cmd = [BSPRUN, "--engine", "mpi", "-n", str(n), sys.executable, os.path.join(HERE, "mpi_prog.py"), mode]
@@ -61,3 +62,20 @@ def test_mpi_apps_on_threads_of_a_rank():
     r = mpirun(2, "apps")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "APPS rank 0" in r.stdout and "APPS rank 1" in r.stdout
+
+
+def test_mpi_run_over_an_mpi4py_communicator():
+    pytest.importorskip("mpi4py")
+    r = mpirun(3, "comm")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in range(3):
+        line = "COMM rank %d: (%d, 3, [0, 1, 2]) %r" % (
+            rank, rank, [0, 2] if rank % 2 == 0 else [1])
+        assert line in r.stdout, r.stdout + r.stderr
+
+
+def test_mpi_checked_mode_report_is_a_bsp_error_in_python_terms():
+    r = mpirun(2, "checked", SUPERSTEP_CHECK="1")
+    assert r.returncode != 0 and "NOT REACHED" not in r.stdout
+    assert "BSPError: ctx.put (process 1 of 2): checked mode: the source of a ctx.put " \
+           "(float64 array of shape (4,), 4 elements)" in r.stderr, r.stderr

@@ -403,11 +403,19 @@ def test_collective_errors():
             ctx.broadcast(np.zeros(2), root=ctx.pid % 2)
         with pytest.raises(TypeError, match="different dtypes"):
             ctx.allgather(np.zeros(2, dtype=np.float32 if ctx.pid else np.float64))
+        # an error on one process's own arguments: that process raises it,
+        # the others raise one naming it, and the run goes on in step
         ro = np.zeros(2)
-        ro.flags.writeable = False
+        ro.flags.writeable = ctx.pid == 0
         if ctx.pid != 0:
             with pytest.raises(ValueError, match="read-only"):
                 ctx.broadcast(ro, root=0)
+        else:
+            with pytest.raises(superstep.SuperstepError, match="process 1 failed on its own"):
+                ctx.broadcast(ro, root=0)
+        with pytest.raises((ValueError, superstep.SuperstepError)):
+            ctx.allreduce(np.zeros(2), op="avg" if ctx.pid == 1 else "sum")
+        assert ctx.allreduce(1) == ctx.nprocs
         return "ok"
     assert run(spmd, p=2) == "ok"
 
