@@ -309,9 +309,11 @@ static inline uint64_t sstep_now_ns(void)
 
 /* A large copy whose destination lies 1 to 63 bytes after its source
  * modulo 4 KiB, ranges apart: glibc's `rep movsb` runs ~15 x slower there
- * on some CPUs (3 vs 50 GB/s on the AMD EPYC guest of 2026-11-24; two
- * equal malloc'd buffers of up to 128 KiB sit exactly so); context.c
- * copies in 64-byte pieces instead (25 GB/s). */
+ * on some CPUs (3 vs 50 GB/s on an AMD EPYC (Zen 3/4) guest; two equal
+ * malloc'd buffers of up to 128 KiB sit exactly so); context.c copies in
+ * pieces of about 4 KiB instead, each below the size where glibc switches
+ * to `rep movsb` (64-byte pieces through a temporary cost 1.5-2 x on a
+ * Zen 5 guest, where `rep movsb` has no such problem). */
 SSTEP_HIDDEN void sstep_copy_pieces(char *dst, const char *src, size_t n);
 static inline int sstep_copy_aliases(const char *dst, const char *src, size_t n)
 {

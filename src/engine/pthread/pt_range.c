@@ -476,7 +476,7 @@ lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
     if (barrier(&w, 0, f, info->check, &all)) goto fail;
     const uint64_t F_GET = (uint64_t)2 << SSTEP_GET, F_PUT = (uint64_t)2 << SSTEP_PUT;
     if (all & F_GET) {
-        if (pt_x_get_phase(ctx)) goto fail;
+        if (pt_x_get_phase(ctx, lo, n)) goto fail;
         if ((all & F_PUT) && barrier(&w, 1, 0, 0, &none)) goto fail;
     }
     pt_x_push(ctx);

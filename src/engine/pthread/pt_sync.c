@@ -26,7 +26,7 @@ static char *do_gets(struct sstep_ctx *me, struct sstep_ctx *src, char *stage)
             sstep_remote_range_error(src, me->get_name ? me->get_name : "lpf_get",
                     me->pid, r->slot, r->off, r->size);
         if (stage) {
-            if (r->size) memcpy(stage, from, r->size);   /* zero-size: from may be NULL */
+            sstep_copy(stage, from, r->size);
             stage += r->size;
         } else {
             sstep_copy(r->local, from, r->size);
@@ -41,27 +41,95 @@ static const char *unstage_gets(struct sstep_ctx *me, lpf_pid_t src, const char 
     struct sstep_queue *q = &me->q;
     struct sstep_req *reqs = q->reqs;
     for (uint32_t i = q->peers[src].head[SSTEP_GET]; i != SSTEP_NIL; i = reqs[i].next) {
-        if (reqs[i].size) memcpy(reqs[i].local, stage, reqs[i].size);
+        sstep_copy(reqs[i].local, stage, reqs[i].size);
         stage += reqs[i].size;
     }
     return stage;
 }
 
+/* Up to this many get destinations are compared one by one with what is
+ * read of our memory; beyond, their hull is */
+#define PT_DEST_EXACT 8
+/* Beyond this many gets reading our memory, stage without looking */
+#define PT_READS_SCAN 256
+
+/* Does a get of process `rd` read our memory where one of our gets
+ * writes? `*budget` bounds the requests looked at (then: yes). */
+static int reads_meet(const struct sstep_ctx *rd, struct sstep_ctx *ctx, const char *hlo,
+        const char *hhi, const char *const *dlo, const char *const *dhi, unsigned nd,
+        int exact, unsigned *budget)
+{
+    const struct sstep_queue *rq = &rd->q;
+    for (uint32_t i = rq->peers[ctx->pid].head[SSTEP_GET]; i != SSTEP_NIL; i = rq->reqs[i].next) {
+        const struct sstep_req *r = &rq->reqs[i];
+        if (!*budget) return 1;
+        --*budget;
+        /* an invalid range is reported by its reader; it reads nothing */
+        const char *a = sstep_resolve_global(ctx, r->slot, r->off, r->size);
+        if (!a || !r->size) continue;
+        const char *b = a + r->size;
+        if (b <= hlo || a >= hhi) continue;
+        if (!exact) return 1;
+        for (unsigned d = 0; d < nd; ++d)
+            if (b > dlo[d] && a < dhi[d]) return 1;
+    }
+    return 0;
+}
+
+/* Must the gets of `ctx` be staged? Only when one of their destinations
+ * is also the source of a get of this superstep: a get of one of the
+ * `readers` members of [lo, lo + n) that read our memory, or one of our
+ * own gets reading ourselves. The members' queues stay as they are until
+ * the sync's last barrier, so they can be read here. Errs on the side of
+ * staging. */
+static int gets_must_stage(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        uint64_t readers)
+{
+    const struct sstep_queue *q = &ctx->q;
+    const char *dlo[PT_DEST_EXACT], *dhi[PT_DEST_EXACT];
+    const char *hlo = (const char *)UINTPTR_MAX, *hhi = NULL;
+    unsigned nd = 0, exact = 1;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        for (uint32_t k = q->peers[q->touched[i]].head[SSTEP_GET]; k != SSTEP_NIL;
+                k = q->reqs[k].next) {
+            const struct sstep_req *r = &q->reqs[k];
+            if (!r->size) continue;
+            const char *a = r->local, *b = r->local + r->size;
+            if (a < hlo) hlo = a;
+            if (b > hhi) hhi = b;
+            if (nd < PT_DEST_EXACT) { dlo[nd] = a; dhi[nd] = b; nd++; }
+            else exact = 0;
+        }
+    }
+    if (!hhi) return 0;   /* nothing is written */
+    unsigned budget = PT_READS_SCAN;
+    if (reads_meet(ctx, ctx, hlo, hhi, dlo, dhi, nd, exact, &budget)) return 1;
+    for (lpf_pid_t k = 0; k < n && readers; ++k) {
+        const struct sstep_ctx *rd = g->procs[lo + k].ctx;
+        if (rd == ctx || rd->q.peers[ctx->pid].head[SSTEP_GET] == SSTEP_NIL) continue;
+        readers--;
+        if (reads_meet(rd, ctx, hlo, hhi, dlo, dhi, nd, exact, &budget)) return 1;
+    }
+    return 0;
+}
+
 /* The get phase. Every get reads its source as it was when the sync was
  * entered (BSPlib §5), even when that source is the destination of another
- * process's get. A process whose memory nobody else reads writes its get
- * destinations directly; one that is read by a peer first copies its
- * sources aside, waits until every reader of its memory has read, then
- * writes. Reads never wait, so the waits cannot form a cycle. */
-int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx)
+ * get. A process none of whose get destinations is read by a get of this
+ * superstep writes them directly; otherwise it first copies its sources
+ * aside, waits until every reader of its memory has read, then writes.
+ * Reads never wait, so the waits cannot form a cycle. */
+int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n)
 {
     const lpf_pid_t pid = ctx->pid;
     struct sstep_queue *q = &ctx->q;
     struct pt_getcount *mine = &g->gc[pid];
+    /* every reader of this superstep counted itself before barrier A */
     const uint64_t readers = atomic_load_explicit(&mine->readers, memory_order_relaxed);
-    const int have = (q->kinds & (1u << SSTEP_GET)) != 0;
-    if (!have) return 0;
-    const int stage = readers != atomic_load_explicit(&mine->done, memory_order_acquire);
+    const uint64_t fresh = readers - g->own[pid].readers_seen;
+    g->own[pid].readers_seen = readers;
+    if (!(q->kinds & (1u << SSTEP_GET))) return 0;
+    const int stage = gets_must_stage(g, ctx, lo, n, fresh);
     char *buf = NULL;
     if (stage) {
         size_t bytes = 0;
@@ -127,8 +195,9 @@ static inline void pt_unlock(struct pt_group *g, lpf_pid_t d)
  * The requests stay in the issuer's cache (only the payload crosses cores);
  * a destination's lock makes concurrent writers take turns, a busy
  * destination is skipped and retried. */
-void pt_push(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t *pend)
+void pt_push(struct pt_group *g, struct sstep_ctx *me)
 {
+    lpf_pid_t *pend = g->pend + (size_t)me->pid * g->pend_stride;
     const struct sstep_queue *q = &me->q;
     lpf_pid_t n = 0;
     for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
@@ -330,13 +399,13 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     }
 
     if (all & F_GET) {
-        if (pt_get_phase(g, ctx)) goto fail;
+        if (pt_get_phase(g, ctx, 0, P)) goto fail;
         /* every get must have read its source before any put lands */
         uint64_t none;
         if ((all & F_PUT) && pt_barrier(g, pid, 0, 0, &none, NULL)) goto fail;
     }
     int oom = 0;
-    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx, g->pend + (size_t)pid * P);
+    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx);
     if (all & F_MSG) {
         for (lpf_pid_t k = 0; k < P; ++k) {
             lpf_pid_t s = pid + 1 + k;

@@ -290,7 +290,9 @@ struct pt_group *pt_group_new(lpf_pid_t P)
     g->procs = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_proc));
     g->threads = calloc(P, sizeof(pthread_t));
     g->locks = aligned_alloc(PT_LINE, (size_t)P * PT_LINE);
-    g->pend = malloc((size_t)P * P * sizeof(lpf_pid_t));
+    g->pend_stride = ((size_t)P * sizeof(lpf_pid_t) + PT_LINE - 1) / PT_LINE * PT_LINE
+            / sizeof(lpf_pid_t);
+    g->pend = aligned_alloc(PT_LINE, (size_t)P * g->pend_stride * sizeof(lpf_pid_t));
     g->sleep = aligned_alloc(PT_LINE, sizeof *g->sleep);
     g->gc = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_getcount));
     /* read by every destination at every small-put sync: its own lines */
@@ -530,15 +532,15 @@ void pt_x_count_readers(struct sstep_ctx *ctx)
     }
 }
 
-int pt_x_get_phase(struct sstep_ctx *ctx)
+int pt_x_get_phase(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n)
 {
-    return pt_get_phase(ctx->group, ctx);
+    return pt_get_phase(ctx->group, ctx, lo, n);
 }
 
 void pt_x_push(struct sstep_ctx *ctx)
 {
     struct pt_group *g = ctx->group;
-    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx, g->pend + (size_t)ctx->pid * g->P);
+    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx);
 }
 
 void pt_x_stalled(struct sstep_ctx *ctx, uint64_t waited, lpf_pid_t n,
