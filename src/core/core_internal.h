@@ -164,7 +164,6 @@ struct sstep_ctx {
     int in_hook;            /* started by hook/rehook: free_p == 1 */
     struct sstep_chk *chk;  /* checked mode's state; NULL when off */
     double cpu_lo, cpu_span;/* slice of the machine's CPUs this process owns */
-    uint64_t superstep;     /* number of completed syncs */
 
     struct sstep_slot_table globals;
     struct sstep_slot_table locals;
@@ -176,6 +175,9 @@ struct sstep_ctx {
     struct sstep_arena arena[2];   /* by superstep parity */
     struct sstep_inbox inbox;
     size_t pending_globals; /* global (de)registrations this superstep */
+    uint64_t superstep;     /* number of completed syncs: written at every sync,
+                               so not on the line of `globals`, which peers
+                               read at every sync with puts or gets */
     const char *put_name;   /* primitive named in errors found at the sync */
     const char *get_name;
     struct sstep_ext *_Atomic ext; /* PUB extensions E1-E4 (pubext.c), lazily */
