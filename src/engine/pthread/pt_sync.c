@@ -12,6 +12,46 @@
 /* Sync                                                                 */
 /* ------------------------------------------------------------------ */
 
+/* the 7 words after a process's arrival word of parity `par` (a line per
+ * process only): puts of the one-barrier path, or a summary of its gets */
+static inline char *inline_of(struct pt_group *g, lpf_pid_t src, int par)
+{
+    return (char *)&g->words[(size_t)src * g->stride + (size_t)par * (g->stride >> 1) + 1];
+}
+
+/* A summary of what a process's gets read, in its arrival line: when they
+ * all read one other process `src`, in one slot, the hull [lo, hi) of
+ * their offsets: { SUM_TAG | src, slot, lo, hi }; else 0 (look at the
+ * queue). A source deciding whether to stage reads it with the arrival,
+ * instead of missing on the reader's queue. */
+#define SUM_TAG ((uint64_t)1 << 63)
+#define SUM_MAX_GETS 64
+static void write_read_summary(struct pt_group *g, const struct sstep_ctx *ctx, int par,
+        lpf_pid_t src)
+{
+    const struct sstep_queue *q = &ctx->q;
+    uint64_t rec[4] = { 0, 0, 0, 0 };
+    if (src < g->P && q->peers[src].count[SSTEP_GET] <= SUM_MAX_GETS) {
+        uint32_t i = q->peers[src].head[SSTEP_GET];
+        const uint32_t slot = q->reqs[i].slot;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (; i != SSTEP_NIL; i = q->reqs[i].next) {
+            const struct sstep_req *r = &q->reqs[i];
+            if (r->slot != slot) break;
+            if (!r->size) continue;
+            if (r->off < lo) lo = r->off;
+            if (r->off + r->size > hi) hi = r->off + r->size;
+        }
+        if (i == SSTEP_NIL) {
+            rec[0] = SUM_TAG | src;
+            rec[1] = slot;
+            rec[2] = hi ? lo : 0;
+            rec[3] = hi;
+        }
+    }
+    memcpy(inline_of(g, ctx->pid, par), rec, sizeof rec);
+}
+
 /* Execute the gets `me` issued to `src`: read src's memory and write ours,
  * or, when `stage` is given, copy into it (in list order) and write ours
  * later (unstage_gets). */
@@ -80,10 +120,12 @@ static int reads_meet(const struct sstep_ctx *rd, struct sstep_ctx *ctx, const c
  * is also the source of a get of this superstep: a get of one of the
  * `readers` members of [lo, lo + n) that read our memory, or one of our
  * own gets reading ourselves. The members' queues stay as they are until
- * the sync's last barrier, so they can be read here. Errs on the side of
- * staging. */
+ * the sync's last barrier, so they can be read here; with e != 0 (the
+ * episode of barrier A, when processes have arrival lines of their own),
+ * the readers' summaries in their arrival lines are used where there are
+ * some. Errs on the side of staging. */
 static int gets_must_stage(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        uint64_t readers)
+        uint64_t readers, uint64_t e)
 {
     const struct sstep_queue *q = &ctx->q;
     const char *dlo[PT_DEST_EXACT], *dhi[PT_DEST_EXACT];
@@ -104,9 +146,32 @@ static int gets_must_stage(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t 
     if (!hhi) return 0;   /* nothing is written */
     unsigned budget = PT_READS_SCAN;
     if (reads_meet(ctx, ctx, hlo, hhi, dlo, dhi, nd, exact, &budget)) return 1;
+    const int sums = e && g->stride > PT_INLINE_WORDS + 2;
     for (lpf_pid_t k = 0; k < n && readers; ++k) {
-        const struct sstep_ctx *rd = g->procs[lo + k].ctx;
-        if (rd == ctx || rd->q.peers[ctx->pid].head[SSTEP_GET] == SSTEP_NIL) continue;
+        const lpf_pid_t qd = lo + k;
+        if (qd == ctx->pid) continue;
+        if (sums) {
+            /* no gets: reads nothing (its summary is an old one) */
+            if (!(atomic_load_explicit(pt_word(g, qd, e), memory_order_relaxed) & F_GET))
+                continue;
+            uint64_t rec[4];
+            memcpy(rec, inline_of(g, qd, (int)(e & 1)), sizeof rec);
+            if (rec[0] & SUM_TAG) {
+                if ((rec[0] & ~SUM_TAG) != ctx->pid) continue;
+                readers--;
+                if (rec[3] == rec[2]) continue;
+                const char *a = sstep_resolve_global(ctx, (uint32_t)rec[1], rec[2], rec[3] - rec[2]);
+                if (!a) return 1;   /* its reader reports the error */
+                const char *b = a + (rec[3] - rec[2]);
+                if (b <= hlo || a >= hhi) continue;
+                if (!exact) return 1;
+                for (unsigned d = 0; d < nd; ++d)
+                    if (b > dlo[d] && a < dhi[d]) return 1;
+                continue;
+            }
+        }
+        const struct sstep_ctx *rd = g->procs[qd].ctx;
+        if (rd->q.peers[ctx->pid].head[SSTEP_GET] == SSTEP_NIL) continue;
         readers--;
         if (reads_meet(rd, ctx, hlo, hhi, dlo, dhi, nd, exact, &budget)) return 1;
     }
@@ -119,7 +184,7 @@ static int gets_must_stage(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t 
  * superstep writes them directly; otherwise it first copies its sources
  * aside, waits until every reader of its memory has read, then writes.
  * Reads never wait, so the waits cannot form a cycle. */
-int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n)
+int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n, uint64_t e)
 {
     const lpf_pid_t pid = ctx->pid;
     struct sstep_queue *q = &ctx->q;
@@ -129,7 +194,7 @@ int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pi
     const uint64_t fresh = readers - g->own[pid].readers_seen;
     g->own[pid].readers_seen = readers;
     if (!(q->kinds & (1u << SSTEP_GET))) return 0;
-    const int stage = gets_must_stage(g, ctx, lo, n, fresh);
+    const int stage = gets_must_stage(g, ctx, lo, n, fresh, e);
     char *buf = NULL;
     if (stage) {
         size_t bytes = 0;
@@ -265,11 +330,6 @@ static inline char *mbox_of(struct pt_group *g, lpf_pid_t src, lpf_pid_t dst, in
     return g->mbox[src] + ((size_t)dst * 2 + (size_t)par) * PT_MBOX_CAP;
 }
 
-static inline char *inline_of(struct pt_group *g, lpf_pid_t src, int par)
-{
-    return (char *)&g->words[(size_t)src * g->stride + (size_t)par * (g->stride >> 1) + 1];
-}
-
 /* records and data of the puts to d, from o on; returns the end */
 static char *pack_puts(const struct sstep_queue *q, lpf_pid_t d, char *o)
 {
@@ -361,17 +421,23 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     struct pt_group *g = ctx->group;
     const lpf_pid_t P = g->P, pid = ctx->pid;
     uint64_t all;
+    const uint64_t e = g->own[pid].episode + 1;   /* the barrier's episode */
     if (SSTEP_UNLIKELY(ctx->q.kinds & (1u << SSTEP_GET))) {
         /* tell every process we read that we will (pt_get_phase) */
         const struct sstep_queue *q = &ctx->q;
+        lpf_pid_t nsrc = 0, only = P;
         for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
             lpf_pid_t s = q->touched[i];
-            if (s != pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL)
+            if (s != pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL) {
                 atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
+                nsrc++;
+                only = s;
+            }
         }
+        if (g->stride > PT_INLINE_WORDS + 2)
+            write_read_summary(g, ctx, (int)(e & 1), nsrc == 1 ? only : P);
     }
     uint64_t flags = (uint64_t)ctx->q.kinds << 1;
-    const uint64_t e = g->own[pid].episode + 1;   /* the barrier's episode */
     if (ctx->q.kinds & (1u << SSTEP_PUT)) {
         int inl = 0;
         uint64_t mask = ctx->q.kinds == (1u << SSTEP_PUT) && P <= PT_MBOX_MAXP
@@ -414,7 +480,7 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         g->own[pid].spin_ns = spin < SPIN_BULK_MAX_NS ? spin : SPIN_BULK_MAX_NS;
     }
     if (all & F_GET) {
-        if (pt_get_phase(g, ctx, 0, P)) goto fail;
+        if (pt_get_phase(g, ctx, 0, P, e)) goto fail;
         /* every get must have read its source before any put lands */
         uint64_t none;
         if ((all & F_PUT) && pt_barrier(g, pid, 0, 0, &none, NULL)) goto fail;
