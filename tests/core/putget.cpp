@@ -451,4 +451,15 @@ TEST_P(PutGet, GetChainThroughManyDestinations) { EXPECT_TRUE(sstest::run(P(), s
 
 SS_INSTANTIATE(PutGet);
 
+// Beyond 8 processes every process has an arrival line of its own, and a
+// process whose gets read one other process summarises them there: the
+// chains (one source each) and all pairs (several sources: no summary).
+TEST(PutGetWide, GetChainsAndAllPairsAtTwelve)
+{
+    EXPECT_TRUE(sstest::run(12, spmd_get_chain_3));
+    EXPECT_TRUE(sstest::run(12, spmd_get_chain_20));
+    EXPECT_TRUE(sstest::run(12, spmd_mixed_pairs));
+    EXPECT_TRUE(sstest::run(12, spmd_get_chain));
+}
+
 } // namespace
