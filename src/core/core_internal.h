@@ -178,15 +178,17 @@ struct sstep_ctx {
     uint64_t superstep;     /* number of completed syncs: written at every sync,
                                so not on the line of `globals`, which peers
                                read at every sync with puts or gets */
+    uint64_t range_steps;   /* supersteps ended by E1/E2: members of a section
+                               that uses them need not sync equally often, so
+                               engines compare superstep - range_steps at the
+                               end (written at every range sync: not on the
+                               line of `ext`, which senders read) */
     const char *put_name;   /* primitive named in errors found at the sync */
     const char *get_name;
     struct sstep_ext *_Atomic ext; /* PUB extensions E1-E4 (pubext.c), lazily */
     lpf_pid_t rank_stride;  /* the hybrid engine's rank-level context: its process
                                q runs pids q*rank_stride.. of rank_P (0: not one) */
     lpf_pid_t rank_P;
-    uint64_t range_steps;   /* supersteps ended by E1/E2: members of a section
-                               that uses them need not sync equally often, so
-                               engines compare superstep - range_steps at the end */
 };
 
 /* ------------------------------------------------------------------ */
