@@ -416,27 +416,50 @@ static void mbox_apply(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t src, 
     }
 }
 
+/* Before barrier A, a process with gets: tell every process it reads
+ * that it will (pt_get_phase), and summarise what it reads. Out of line:
+ * pt_sync's path for syncs without gets stays short. */
+static __attribute__((noinline)) void announce_gets(struct pt_group *g, struct sstep_ctx *ctx, uint64_t e)
+{
+    const struct sstep_queue *q = &ctx->q;
+    const lpf_pid_t P = g->P, pid = ctx->pid;
+    lpf_pid_t nsrc = 0, only = P;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        lpf_pid_t s = q->touched[i];
+        if (s != pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL) {
+            atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
+            nsrc++;
+            only = s;
+        }
+    }
+    if (g->stride > PT_INLINE_WORDS + 2)
+        write_read_summary(g, ctx, (int)(e & 1), nsrc == 1 ? only : P);
+}
+
+/* The waits of the rest of a sync with puts or gets are for peers moving
+ * data, most likely about as much as we do: spin for longer than the
+ * default, in proportion, rather than sleep and pay a wake-up (tens of us
+ * on a virtual machine) after copies of a few MiB whose times differ by
+ * more than the default spin. */
+static __attribute__((noinline)) void set_bulk_spin(struct pt_group *g, struct sstep_ctx *ctx)
+{
+    size_t moved = 0;
+    const struct sstep_queue *q = &ctx->q;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        const struct sstep_peer_lists *pl = &q->peers[q->touched[i]];
+        moved += pl->bytes[SSTEP_PUT] + pl->bytes[SSTEP_GET];
+    }
+    uint64_t spin = SPIN_NS + moved / 8;   /* as if copying at 8 bytes/ns */
+    g->own[ctx->pid].spin_ns = spin < SPIN_BULK_MAX_NS ? spin : SPIN_BULK_MAX_NS;
+}
+
 lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
 {
     struct pt_group *g = ctx->group;
     const lpf_pid_t P = g->P, pid = ctx->pid;
     uint64_t all;
     const uint64_t e = g->own[pid].episode + 1;   /* the barrier's episode */
-    if (SSTEP_UNLIKELY(ctx->q.kinds & (1u << SSTEP_GET))) {
-        /* tell every process we read that we will (pt_get_phase) */
-        const struct sstep_queue *q = &ctx->q;
-        lpf_pid_t nsrc = 0, only = P;
-        for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
-            lpf_pid_t s = q->touched[i];
-            if (s != pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL) {
-                atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
-                nsrc++;
-                only = s;
-            }
-        }
-        if (g->stride > PT_INLINE_WORDS + 2)
-            write_read_summary(g, ctx, (int)(e & 1), nsrc == 1 ? only : P);
-    }
+    if (SSTEP_UNLIKELY(ctx->q.kinds & (1u << SSTEP_GET))) announce_gets(g, ctx, e);
     uint64_t flags = (uint64_t)ctx->q.kinds << 1;
     if (ctx->q.kinds & (1u << SSTEP_PUT)) {
         int inl = 0;
@@ -464,21 +487,8 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         return LPF_SUCCESS;
     }
 
-    /* The waits of the rest of this sync are for peers moving data, most
-     * likely about as much as we do: spin for longer than the default,
-     * in proportion, rather than sleep and pay a wake-up (tens of us on a
-     * virtual machine) after copies of a few MiB whose times differ by
-     * more than the default spin. */
-    if (all & (F_PUT | F_GET)) {
-        size_t moved = 0;
-        const struct sstep_queue *q = &ctx->q;
-        for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
-            const struct sstep_peer_lists *pl = &q->peers[q->touched[i]];
-            moved += pl->bytes[SSTEP_PUT] + pl->bytes[SSTEP_GET];
-        }
-        uint64_t spin = SPIN_NS + moved / 8;   /* as if copying at 8 bytes/ns */
-        g->own[pid].spin_ns = spin < SPIN_BULK_MAX_NS ? spin : SPIN_BULK_MAX_NS;
-    }
+    const int moves = (all & (F_PUT | F_GET)) != 0;
+    if (moves) set_bulk_spin(g, ctx);
     if (all & F_GET) {
         if (pt_get_phase(g, ctx, 0, P, e)) goto fail;
         /* every get must have read its source before any put lands */
@@ -496,7 +506,7 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     }
     uint64_t dummy;
     const int b = pt_barrier(g, pid, 0, 0, &dummy, NULL);
-    g->own[pid].spin_ns = 0;
+    if (moves) g->own[pid].spin_ns = 0;
     if (b) goto fail;
     if (oom) goto fail;
     return LPF_SUCCESS;
