@@ -5,7 +5,9 @@
  *   memcpy        P threads each copying b bytes concurrently (the limit)
  *   sync_empty    empty bsp_sync vs empty lpf_sync (interleaved rounds)
  *   put_coarse    bsp_put of a block of b bytes to every other process,
- *                 one superstep; bandwidth vs concurrent memcpy of b bytes
+ *                 one superstep; beside lpf_put of the same (ratio_to_lpf:
+ *                 time over lpf's), memcpy of (P-1)*b by one thread alone
+ *                 (memcpy1) and by P threads at once (memcpyp)
  *   hpput_coarse  the same with bsp_hpput
  *   get_coarse    the same with bsp_get
  *   put_fine      8-byte bsp_puts (one per word) vs 8-byte lpf_puts:
@@ -15,7 +17,8 @@
  *                 per process (sent + received once each)
  *   send_hpmove   the same with bsp_hpmove
  *
- * Usage: bench_bsplib [-p P] [--quick] [--only NAME]
+ * Usage: bench_bsplib [-p P] [--quick] [--only NAME] [--size BYTES]
+ * (--size: the coarse exchanges of this block size only)
  * Public headers only.
  */
 #define _GNU_SOURCE
@@ -34,6 +37,7 @@
 static unsigned P = 2;
 static int quick;
 static const char *only;
+static size_t only_size;   /* coarse exchanges: only this block size (0: all) */
 
 static int want(const char *name)
 {
@@ -215,35 +219,54 @@ static double run_xchg(enum op op, size_t b, size_t word, int reps)
     return X.seconds;
 }
 
+static double run_lpf(size_t b, size_t word, int get, int reps);
+
+/* block sizes of the coarse exchanges (as bench_core) */
+static const size_t coarse_sizes[] = { 64, 1024, 4096, (size_t)32 << 10, (size_t)64 << 10,
+    (size_t)256 << 10, (size_t)1 << 20, (size_t)4 << 20, (size_t)8 << 20 };
+
+/* one superstep of bsp_put/bsp_hpput/bsp_get of a block of b bytes to
+ * every other process, beside the same with lpf_put/lpf_get and memcpy of
+ * (P-1)*b by one thread alone and by P threads at once, all in this run */
 static void bench_coarse(enum op op, const char *name)
 {
-    size_t lo = 64, hi = quick ? ((size_t)1 << 20) : ((size_t)8 << 20);
-    for (size_t b = lo; b <= hi; b *= 4) {
+    const size_t hi = quick ? ((size_t)1 << 20) : ((size_t)8 << 20);
+    for (size_t i = 0; i < sizeof coarse_sizes / sizeof *coarse_sizes; ++i) {
+        const size_t b = coarse_sizes[i];
+        if (b > hi) break;
+        if (only_size && b != only_size) continue;
         int reps = b >= ((size_t)1 << 20) ? 30 : 200;
         if (quick) reps /= 5;
         double t = run_xchg(op, b, b, reps);
-        double m = memcpy_time(P, b * (P - 1), reps);
+        double lt = run_lpf(b, b, op == OP_GET, reps);
+        double m1 = memcpy_time(1, b * (P - 1), reps);
+        double mp = memcpy_time(P, b * (P - 1), reps);
         double h = (double)b * (P - 1);
         printf("{\"bench\":\"%s\",\"engine\":\"pthread\",\"p\":%u,\"block_bytes\":%zu,"
                "\"h_bytes\":%.0f,\"superstep_us\":%.3f,\"gbytes_per_s\":%.3f,"
-               "\"memcpy_us\":%.3f,\"memcpy_gbytes_per_s\":%.3f,\"ratio_to_memcpy\":%.3f}\n",
-               name, P, b, h, t * 1e6, h / t * 1e-9, m * 1e6, h / m * 1e-9, m / t);
+               "\"lpf_us\":%.3f,\"ratio_to_lpf\":%.3f,"
+               "\"memcpy1_us\":%.3f,\"memcpy1_gbytes_per_s\":%.3f,"
+               "\"memcpyp_us\":%.3f,\"memcpyp_gbytes_per_s\":%.3f,"
+               "\"ratio_to_memcpy1\":%.3f,\"ratio_to_memcpyp\":%.3f}\n",
+               name, P, b, h, t * 1e6, h / t * 1e-9, lt * 1e6, t / lt,
+               m1 * 1e6, h / m1 * 1e-9, mp * 1e6, h / mp * 1e-9, m1 / t, mp / t);
         fflush(stdout);
     }
 }
 
-/* the same fine-grained exchange with lpf_put, for reference */
-static struct { size_t b; int reps; double seconds; } LX;
+/* the same exchanges with lpf_put / lpf_get, for reference */
+static struct { size_t b, word; int get, reps; double seconds; } LX;
 
-static void lpf_fine_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+static void lpf_xchg_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 {
     (void)args;
-    const size_t b = LX.b, nwords = b / 8;
+    const size_t b = LX.b, word = LX.word, nwords = b / word;
     char *src = malloc(b * p), *dst = malloc(b * p);
     memset(src, (int)s + 1, b * p);
     lpf_memslot_t ss, ds;
     lpf_resize_memory_register(ctx, 2);
     lpf_resize_message_queue(ctx, 2 * (p - 1) * nwords + 2);
+    memset(dst, 0, b * p);
     lpf_sync(ctx, LPF_SYNC_DEFAULT);
     lpf_register_global(ctx, src, b * p, &ss);
     lpf_register_global(ctx, dst, b * p, &ds);
@@ -254,7 +277,12 @@ static void lpf_fine_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         for (size_t w = 0; w < nwords; ++w)
             for (lpf_pid_t k = 0; k + 1 < p; ++k) {
                 lpf_pid_t q = (s + 1 + k) % p;
-                lpf_put(ctx, ss, q * b + w * 8, q, ds, s * b + w * 8, 8, LPF_MSG_DEFAULT);
+                if (LX.get)
+                    lpf_get(ctx, q, ss, s * b + w * word, ds, q * b + w * word, word,
+                            LPF_MSG_DEFAULT);
+                else
+                    lpf_put(ctx, ss, q * b + w * word, q, ds, s * b + w * word, word,
+                            LPF_MSG_DEFAULT);
             }
         lpf_sync(ctx, LPF_SYNC_DEFAULT);
         if (r >= 0) t[r] = now() - t0;
@@ -267,20 +295,28 @@ static void lpf_fine_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     free(dst);
 }
 
+static double run_lpf(size_t b, size_t word, int get, int reps)
+{
+    LX.b = b;
+    LX.word = word;
+    LX.get = get;
+    LX.reps = reps;
+    lpf_exec(LPF_ROOT, P, lpf_xchg_spmd, LPF_NO_ARGS);
+    return LX.seconds;
+}
+
 static void bench_fine(void)
 {
     size_t lo = 512, hi = quick ? ((size_t)1 << 18) : ((size_t)4 << 20);
     for (size_t b = lo; b <= hi; b *= 8) {
         int reps = b >= ((size_t)1 << 20) ? 10 : 50;
         double t = run_xchg(OP_PUT, b, 8, reps);
-        LX.b = b;
-        LX.reps = reps;
-        lpf_exec(LPF_ROOT, P, lpf_fine_spmd, LPF_NO_ARGS);
+        double lt = run_lpf(b, 8, 0, reps);
         double nputs = (double)(b / 8) * (P - 1);
         printf("{\"bench\":\"put_fine\",\"engine\":\"pthread\",\"p\":%u,\"word_bytes\":8,"
                "\"puts_per_process\":%.0f,\"superstep_us\":%.3f,\"ns_per_put\":%.3f,"
                "\"lpf_put_ns_per_put\":%.3f}\n", P, nputs, t * 1e6, t / nputs * 1e9,
-               LX.seconds / nputs * 1e9);
+               lt / nputs * 1e9);
         fflush(stdout);
     }
 }
@@ -306,8 +342,9 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-p") && i + 1 < argc) P = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc) only_size = strtoull(argv[++i], NULL, 0);
         else {
-            fprintf(stderr, "usage: %s [-p P] [--quick] [--only sync_empty|put_coarse|"
+            fprintf(stderr, "usage: %s [-p P] [--quick] [--size BYTES] [--only sync_empty|put_coarse|"
                     "hpput_coarse|get_coarse|put_fine|send_move|send_hpmove|memcpy]\n", argv[0]);
             return 2;
         }

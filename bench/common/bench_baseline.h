@@ -8,6 +8,7 @@
 #define SUPERSTEP_BENCH_BASELINE_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,12 +33,34 @@ static inline double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* A spinning barrier for the copiers: they start their copies together, as
+ * the processes of a superstep do (a blocking barrier wakes them one after
+ * the other, so that their copies overlap less than a superstep's and the
+ * limit comes out too high). Yields now and then, for P > cores. */
+struct spin_barrier {
+    unsigned n;
+    unsigned _Atomic count;
+    unsigned _Atomic gen;
+};
+
+static inline void spin_barrier_wait(struct spin_barrier *b)
+{
+    unsigned g = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
+        __atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->gen, g + 1, __ATOMIC_RELEASE);
+        return;
+    }
+    for (unsigned i = 1; __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) == g; ++i)
+        if ((i & 1023) == 0) sched_yield();
+}
+
 /* median seconds for P threads each copying `bytes` concurrently (the
  * slowest thread of each round counts). Plain pthreads: OpenMP threads with
  * OMP_WAIT_POLICY=active keep spinning after a region and would steal cores
  * from the measurements that follow. */
 struct copier {
-    pthread_barrier_t *bar;
+    struct spin_barrier *bar;
     size_t bytes;
     int reps;
     double *t;   /* [reps] per thread */
@@ -54,7 +77,7 @@ static inline void *copier_main(void *arg)
     memset(src, 1, c->bytes);
     memset(dst, 2, c->bytes);
     for (int r = -2; r < c->reps; ++r) {
-        pthread_barrier_wait(c->bar);
+        spin_barrier_wait(c->bar);
         double t0 = now();
         memcpy(dst, src, c->bytes);
         if (r >= 0) c->t[r] = now() - t0;
@@ -66,8 +89,7 @@ static inline void *copier_main(void *arg)
 
 static inline double memcpy_time(unsigned P, size_t bytes, int reps)
 {
-    pthread_barrier_t bar;
-    pthread_barrier_init(&bar, NULL, P);
+    struct spin_barrier bar = { P, 0, 0 };
     struct copier *c = calloc(P, sizeof *c);
     pthread_t *th = calloc(P, sizeof *th);
     for (unsigned i = 0; i < P; ++i) {
@@ -84,7 +106,6 @@ static inline double memcpy_time(unsigned P, size_t bytes, int reps)
     free(c);
     free(th);
     free(t);
-    pthread_barrier_destroy(&bar);
     return m;
 }
 

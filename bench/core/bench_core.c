@@ -5,7 +5,9 @@
  *   sync_empty     empty lpf_sync (median and min of batch means) vs an
  *                  OpenMP barrier with the same number of threads
  *   put_coarse     total exchange, one put per destination, block b per
- *                  destination, vs p threads doing memcpy of b concurrently
+ *                  destination (64 B - 8 MiB), vs memcpy of (p-1)*b by one
+ *                  thread alone (memcpy1) and by p threads at once
+ *                  (memcpyp), measured right after it
  *   get_coarse     the same with lpf_get
  *   put_fine       total exchange of 8-byte puts, one put per word:
  *                  nanoseconds per put, issue to arrival
@@ -14,7 +16,8 @@
  *                  the same run: the small superstep's cost as a ratio
  *   memcpy         the memcpy baseline itself
  *
- * Usage: bench_core [-p P] [--quick] [--only NAME]
+ * Usage: bench_core [-p P] [--quick] [--only NAME] [--size BYTES]
+ * (--size: the coarse exchanges of this block size only)
  * Run with OMP_WAIT_POLICY=active for the barrier baseline (bench/run_core.sh
  * does). Uses only public headers.
  */
@@ -42,9 +45,10 @@ struct config {
     unsigned P;
     int quick;
     const char *only;
+    size_t size;   /* coarse exchanges: only this block size (0: all) */
 };
 
-static struct config cfg = { 2, 0, NULL };
+static struct config cfg = { 2, 0, NULL, 0 };
 
 static int want(const char *name)
 {
@@ -292,22 +296,34 @@ static double run_xchg(unsigned P, size_t b, size_t word, int get, int reps)
     return xa.seconds;
 }
 
+/* block sizes of the coarse exchanges: the small ones show the superstep's
+ * fixed cost, 32 KiB - 8 MiB its bandwidth */
+static const size_t coarse_sizes[] = { 64, 1024, 4096, (size_t)32 << 10, (size_t)64 << 10,
+    (size_t)256 << 10, (size_t)1 << 20, (size_t)4 << 20, (size_t)8 << 20 };
+
 static void print_coarse(unsigned P, int get)
 {
     const char *name = get ? "get_coarse" : "put_coarse";
-    size_t lo = 64, hi = cfg.quick ? ((size_t)1 << 20) : ((size_t)8 << 20);
-    for (size_t b = lo; b <= hi; b *= 4) {
+    const size_t hi = cfg.quick ? ((size_t)1 << 20) : ((size_t)8 << 20);
+    for (size_t i = 0; i < sizeof coarse_sizes / sizeof *coarse_sizes; ++i) {
+        const size_t b = coarse_sizes[i];
+        if (b > hi) break;
+        if (cfg.size && b != cfg.size) continue;
         int reps = b >= ((size_t)1 << 20) ? 30 : 200;
         if (cfg.quick) reps /= 5;
         double t = run_xchg(P, b, b, get, reps);
-        /* the destination copies (P-1) blocks of b: compare with P threads
-         * each copying (P-1)*b */
-        double m = memcpy_time(P, b * (P - 1), reps);
-        double h = (double)b * (P - 1);
+        /* every process receives (P-1) blocks of b: compare with one thread
+         * copying (P-1)*b alone, and with P threads doing so at once */
+        const double h = (double)b * (P - 1);
+        double m1 = memcpy_time(1, b * (P - 1), reps);
+        double mp = memcpy_time(P, b * (P - 1), reps);
         printf("{\"bench\":\"%s\",\"engine\":\"pthread\",\"p\":%u,\"block_bytes\":%zu,"
                "\"h_bytes\":%.0f,\"superstep_us\":%.3f,\"gbytes_per_s\":%.3f,"
-               "\"memcpy_us\":%.3f,\"memcpy_gbytes_per_s\":%.3f,\"ratio_to_memcpy\":%.3f}\n",
-               name, P, b, h, t * 1e6, h / t * 1e-9, m * 1e6, h / m * 1e-9, m / t);
+               "\"memcpy1_us\":%.3f,\"memcpy1_gbytes_per_s\":%.3f,"
+               "\"memcpyp_us\":%.3f,\"memcpyp_gbytes_per_s\":%.3f,"
+               "\"ratio_to_memcpy1\":%.3f,\"ratio_to_memcpyp\":%.3f}\n",
+               name, P, b, h, t * 1e6, h / t * 1e-9, m1 * 1e6, h / m1 * 1e-9,
+               mp * 1e6, h / mp * 1e-9, m1 / t, mp / t);
         fflush(stdout);
     }
 }
@@ -332,8 +348,9 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-p") && i + 1 < argc) cfg.P = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) cfg.quick = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) cfg.only = argv[++i];
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc) cfg.size = strtoull(argv[++i], NULL, 0);
         else {
-            fprintf(stderr, "usage: %s [-p P] [--quick] [--only sync_empty|put_coarse|get_coarse|put_fine|put_one]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-p P] [--quick] [--size BYTES] [--only sync_empty|put_coarse|get_coarse|put_fine|put_one]\n", argv[0]);
             return 2;
         }
     }

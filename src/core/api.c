@@ -688,18 +688,56 @@ void sstep_set_names(lpf_t c, const char *put_name, const char *get_name)
 /* Sync                                                                 */
 /* ------------------------------------------------------------------ */
 
-/* One process alone: execute its own requests (gets first, then puts). */
+/* The get `r` of a process alone: its source, or an error. */
+static char *solo_source(struct sstep_ctx *ctx, const struct sstep_req *r)
+{
+    char *from = sstep_resolve_global(ctx, r->slot, r->off, r->size);
+    if (!from) sstep_remote_range_error(ctx, ctx->get_name ? ctx->get_name : "lpf_get",
+            0, r->slot, r->off, r->size);
+    return from;
+}
+
+/* One process alone: execute its own requests (gets first, then puts).
+ * Every get reads its source as at the sync's entry: when the hull of the
+ * gets' destinations meets that of their sources, the sources are copied
+ * aside first. */
 static lpf_err_t solo_exchange(struct sstep_ctx *ctx)
 {
     struct sstep_queue *q = &ctx->q;
     struct sstep_peer_lists *pl = &q->peers[0];
     ctx->inbox.n = ctx->inbox.next = 0;
+    char *stage = NULL;
+    if (pl->count[SSTEP_GET] > 1) {
+        const char *slo = (const char *)UINTPTR_MAX, *shi = NULL;
+        const char *dlo = (const char *)UINTPTR_MAX, *dhi = NULL;
+        for (uint32_t i = pl->head[SSTEP_GET]; i != SSTEP_NIL; i = q->reqs[i].next) {
+            const struct sstep_req *r = &q->reqs[i];
+            const char *from = solo_source(ctx, r);
+            if (!r->size) continue;
+            if (from < slo) slo = from;
+            if (from + r->size > shi) shi = from + r->size;
+            if (r->local < dlo) dlo = r->local;
+            if (r->local + r->size > dhi) dhi = r->local + r->size;
+        }
+        if (shi && dhi > slo && dlo < shi) {
+            stage = sstep_arena_alloc(&ctx->arena[ctx->superstep & 1], pl->bytes[SSTEP_GET]);
+            if (!stage) return LPF_ERR_OUT_OF_MEMORY;
+            char *o = stage;
+            for (uint32_t i = pl->head[SSTEP_GET]; i != SSTEP_NIL; i = q->reqs[i].next) {
+                const struct sstep_req *r = &q->reqs[i];
+                if (r->size) sstep_copy(o, solo_source(ctx, r), r->size);
+                o += r->size;
+            }
+        }
+    }
     for (uint32_t i = pl->head[SSTEP_GET]; i != SSTEP_NIL; i = q->reqs[i].next) {
         struct sstep_req *r = &q->reqs[i];
-        char *from = sstep_resolve_global(ctx, r->slot, r->off, r->size);
-        if (!from) sstep_remote_range_error(ctx, ctx->get_name ? ctx->get_name : "lpf_get",
-                0, r->slot, r->off, r->size);
-        sstep_copy(r->local, from, r->size);
+        if (stage) {
+            sstep_copy(r->local, stage, r->size);
+            stage += r->size;
+        } else {
+            sstep_copy(r->local, solo_source(ctx, r), r->size);
+        }
     }
     for (uint32_t i = pl->head[SSTEP_PUT]; i != SSTEP_NIL; i = q->reqs[i].next) {
         struct sstep_req *r = &q->reqs[i];

@@ -164,7 +164,6 @@ struct sstep_ctx {
     int in_hook;            /* started by hook/rehook: free_p == 1 */
     struct sstep_chk *chk;  /* checked mode's state; NULL when off */
     double cpu_lo, cpu_span;/* slice of the machine's CPUs this process owns */
-    uint64_t superstep;     /* number of completed syncs */
 
     struct sstep_slot_table globals;
     struct sstep_slot_table locals;
@@ -176,15 +175,20 @@ struct sstep_ctx {
     struct sstep_arena arena[2];   /* by superstep parity */
     struct sstep_inbox inbox;
     size_t pending_globals; /* global (de)registrations this superstep */
+    uint64_t superstep;     /* number of completed syncs: written at every sync,
+                               so not on the line of `globals`, which peers
+                               read at every sync with puts or gets */
+    uint64_t range_steps;   /* supersteps ended by E1/E2: members of a section
+                               that uses them need not sync equally often, so
+                               engines compare superstep - range_steps at the
+                               end (written at every range sync: not on the
+                               line of `ext`, which senders read) */
     const char *put_name;   /* primitive named in errors found at the sync */
     const char *get_name;
     struct sstep_ext *_Atomic ext; /* PUB extensions E1-E4 (pubext.c), lazily */
     lpf_pid_t rank_stride;  /* the hybrid engine's rank-level context: its process
                                q runs pids q*rank_stride.. of rank_P (0: not one) */
     lpf_pid_t rank_P;
-    uint64_t range_steps;   /* supersteps ended by E1/E2: members of a section
-                               that uses them need not sync equally often, so
-                               engines compare superstep - range_steps at the end */
     unsigned fork_gen;      /* sstep_fork_gen when made: a forked child's copy differs */
 };
 
@@ -316,9 +320,11 @@ static inline uint64_t sstep_now_ns(void)
 
 /* A large copy whose destination lies 1 to 63 bytes after its source
  * modulo 4 KiB, ranges apart: glibc's `rep movsb` runs ~15 x slower there
- * on some CPUs (3 vs 50 GB/s on the AMD EPYC guest of 2026-11-24; two
- * equal malloc'd buffers of up to 128 KiB sit exactly so); context.c
- * copies in 64-byte pieces instead (25 GB/s). */
+ * on some CPUs (3 vs 50 GB/s on an AMD EPYC (Zen 3/4) guest; two equal
+ * malloc'd buffers of up to 128 KiB sit exactly so); context.c copies in
+ * pieces of about 4 KiB instead, each below the size where glibc switches
+ * to `rep movsb` (64-byte pieces through a temporary cost 1.5-2 x on a
+ * Zen 5 guest, where `rep movsb` has no such problem). */
 SSTEP_HIDDEN void sstep_copy_pieces(char *dst, const char *src, size_t n);
 static inline int sstep_copy_aliases(const char *dst, const char *src, size_t n)
 {

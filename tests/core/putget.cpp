@@ -385,6 +385,49 @@ void spmd_get_chain(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     sstest::finish(ctx, s, p, args, c);
 }
 
+// A get's destination that is the source of another get of the same
+// superstep (the left neighbour's, or at p = 1 one of our own): get k
+// reads the right neighbour's a[k] into our a[k + 1], a chain through n
+// words (in list order at p = 1, so writing as it reads would be wrong). With n = 3 the destinations are compared one by one with what is
+// read, with n = 20 by their hull; both must see every source as at the
+// sync's entry, and the words outside the chain untouched.
+void get_chain_words(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args, unsigned n)
+{
+    Checker c(s, p);
+    setup(c, ctx, 2, 2 * n + 2);
+    std::vector<uint64_t> a(n + 4);
+    lpf_memslot_t g;
+    SS_OK(c, lpf_register_global(ctx, a.data(), a.size() * sizeof(uint64_t), &g));
+    SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    const lpf_pid_t right = (s + 1) % p;
+    unsigned wrong = 0;
+    for (uint64_t it = 1; it <= 100; ++it) {
+        for (size_t i = 0; i < a.size(); ++i) a[i] = it * 100000 + s * 1000 + i;
+        for (unsigned k = 0; k < n; ++k)
+            SS_OK(c, lpf_get(ctx, right, g, k * sizeof(uint64_t), g, (k + 1) * sizeof(uint64_t),
+                    sizeof(uint64_t), LPF_MSG_DEFAULT));
+        SS_OK(c, lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        for (size_t i = 0; i < a.size(); ++i) {
+            uint64_t want = i >= 1 && i <= n ? it * 100000 + right * 1000 + i - 1
+                                             : it * 100000 + s * 1000 + i;
+            if (a[i] != want) ++wrong;
+        }
+    }
+    SS_CHECK_EQ(c, wrong, 0u);
+    SS_OK(c, lpf_deregister(ctx, g));
+    sstest::finish(ctx, s, p, args, c);
+}
+
+void spmd_get_chain_3(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    get_chain_words(ctx, s, p, args, 3);
+}
+
+void spmd_get_chain_20(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
+{
+    get_chain_words(ctx, s, p, args, 20);
+}
+
 class PutGet : public sstest::Procs {};
 
 TEST_P(PutGet, Item47_RingPut) { EXPECT_TRUE(sstest::run(P(), spmd_ring)); }
@@ -403,7 +446,20 @@ TEST_P(PutGet, Item62_SyncCompletesRequests) { EXPECT_TRUE(sstest::run(P(), spmd
 TEST_P(PutGet, ManySmallPutsAndAttributes) { EXPECT_TRUE(sstest::run(P(), spmd_many_small)); }
 TEST_P(PutGet, MixedPutsAndGetsAllPairs) { EXPECT_TRUE(sstest::run(P(), spmd_mixed_pairs)); }
 TEST_P(PutGet, GetReadsTheSourceAsAtSyncEntry) { EXPECT_TRUE(sstest::run(P(), spmd_get_chain)); }
+TEST_P(PutGet, GetChainThroughFewDestinations) { EXPECT_TRUE(sstest::run(P(), spmd_get_chain_3)); }
+TEST_P(PutGet, GetChainThroughManyDestinations) { EXPECT_TRUE(sstest::run(P(), spmd_get_chain_20)); }
 
 SS_INSTANTIATE(PutGet);
+
+// Beyond 8 processes every process has an arrival line of its own, and a
+// process whose gets read one other process summarises them there: the
+// chains (one source each) and all pairs (several sources: no summary).
+TEST(PutGetWide, GetChainsAndAllPairsAtTwelve)
+{
+    EXPECT_TRUE(sstest::run(12, spmd_get_chain_3));
+    EXPECT_TRUE(sstest::run(12, spmd_get_chain_20));
+    EXPECT_TRUE(sstest::run(12, spmd_mixed_pairs));
+    EXPECT_TRUE(sstest::run(12, spmd_get_chain));
+}
 
 } // namespace

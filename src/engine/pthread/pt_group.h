@@ -64,6 +64,8 @@ struct pt_own {
     uint64_t episode;
     uint64_t mail;                  /* last barrier: sources with puts in a mailbox for us */
     uint64_t mail_inline;           /* ... of those, in their arrival line */
+    uint64_t readers_seen;          /* gc.readers at the last get phase */
+    uint64_t spin_ns;               /* how long pt_barrier's waits spin (0: SPIN_NS) */
 } __attribute__((aligned(PT_LINE)));
 
 /* Gets that read a process's memory (pid != owner), counted by the readers:
@@ -95,7 +97,9 @@ struct pt_group {
     struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
     _Atomic int *locks;               /* per destination, one line each: push phase */
     struct pt_sleep *sleep;           /* futex word and sleeper count, own line */
-    lpf_pid_t *pend;                  /* [P][P] scratch for the push phase */
+    lpf_pid_t *pend;                  /* [P][pend_stride] scratch for the push phase */
+    size_t pend_stride;               /* a process's row: whole lines (written at every
+                                       * sync with puts, by its owner only) */
     int pinned0;                      /* exec: pid 0's affinity was changed */
     cpu_set_t saved0;                 /* ... and is restored from this */
     struct pt_proc *procs;            /* [P] */
@@ -119,6 +123,7 @@ SSTEP_HIDDEN extern _Atomic unsigned pt_live_procs;
 
 
 #define SPIN_NS 30000ull      /* spin this long when every process has a core */
+#define SPIN_BULK_MAX_NS 1000000ull /* ... up to this long after moving much data */
 #define YIELD_NS 2000000ull   /* oversubscribed: yield the core this long */
 #define YIELD_SLICE_NS 100000ull /* ... unless one yield took this long */
 #define SLEEP_MAX_NS 10000000L /* a sleeper re-checks at least this often */
@@ -173,7 +178,8 @@ static inline void pt_wake(struct pt_group *g)
 
 
 /* pthread_engine.c */
-SSTEP_HIDDEN uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid);
+SSTEP_HIDDEN uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid,
+        uint64_t spin_ns);
 SSTEP_HIDDEN int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
         uint64_t check, uint64_t *or_flags, struct sstep_sync_info *info);
 SSTEP_HIDDEN void pt_leave(struct pt_group *g, lpf_pid_t pid, struct sstep_ctx *ctx);
@@ -184,8 +190,9 @@ SSTEP_HIDDEN void pt_group_release(struct pt_group *g);
 
 /* pt_sync.c */
 SSTEP_HIDDEN lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info);
-SSTEP_HIDDEN int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx);
-SSTEP_HIDDEN void pt_push(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t *pend);
+SSTEP_HIDDEN int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        uint64_t e);
+SSTEP_HIDDEN void pt_push(struct pt_group *g, struct sstep_ctx *me);
 
 /* pt_hook.c */
 SSTEP_HIDDEN lpf_err_t pt_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t args);

@@ -297,7 +297,12 @@ static int wait_pred(void *arg, uint64_t waited)
 {
     struct waitst *w = arg;
     struct pt_range *r = w->r;
-    uint64_t ev = atomic_load_explicit(&r->events, memory_order_seq_cst);
+    /* events is read before the condition, but only by a waiter that may
+     * take part in deadlock detection: peers bump it at every arrival and
+     * shipment, and reading it at every poll makes its line travel twice
+     * as often */
+    const int blocked = waited >= BLOCKED_NS;
+    uint64_t ev = blocked ? atomic_load_explicit(&r->events, memory_order_seq_cst) : 0;
     if (cond_met(w)) return w->cause ? W_FAIL : W_DONE;
     if (waited == 0) return 0;
     uint64_t now = mono_ns();
@@ -314,7 +319,7 @@ static int wait_pred(void *arg, uint64_t waited)
         w->cause = c;
         return W_FAIL;
     }
-    if (waited >= BLOCKED_NS) {
+    if (blocked) {
         atomic_store_explicit(&r->recs[w->ctx->pid].checked, ev + 1, memory_order_seq_cst);
         probe(w, ev);
         if (atomic_load_explicit(&r->deadlock, memory_order_acquire)) {
@@ -476,7 +481,7 @@ lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
     if (barrier(&w, 0, f, info->check, &all)) goto fail;
     const uint64_t F_GET = (uint64_t)2 << SSTEP_GET, F_PUT = (uint64_t)2 << SSTEP_PUT;
     if (all & F_GET) {
-        if (pt_x_get_phase(ctx)) goto fail;
+        if (pt_x_get_phase(ctx, lo, n)) goto fail;
         if ((all & F_PUT) && barrier(&w, 1, 0, 0, &none)) goto fail;
     }
     pt_x_push(ctx);

@@ -12,6 +12,46 @@
 /* Sync                                                                 */
 /* ------------------------------------------------------------------ */
 
+/* the 7 words after a process's arrival word of parity `par` (a line per
+ * process only): puts of the one-barrier path, or a summary of its gets */
+static inline char *inline_of(struct pt_group *g, lpf_pid_t src, int par)
+{
+    return (char *)&g->words[(size_t)src * g->stride + (size_t)par * (g->stride >> 1) + 1];
+}
+
+/* A summary of what a process's gets read, in its arrival line: when they
+ * all read one other process `src`, in one slot, the hull [lo, hi) of
+ * their offsets: { SUM_TAG | src, slot, lo, hi }; else 0 (look at the
+ * queue). A source deciding whether to stage reads it with the arrival,
+ * instead of missing on the reader's queue. */
+#define SUM_TAG ((uint64_t)1 << 63)
+#define SUM_MAX_GETS 64
+static void write_read_summary(struct pt_group *g, const struct sstep_ctx *ctx, int par,
+        lpf_pid_t src)
+{
+    const struct sstep_queue *q = &ctx->q;
+    uint64_t rec[4] = { 0, 0, 0, 0 };
+    if (src < g->P && q->peers[src].count[SSTEP_GET] <= SUM_MAX_GETS) {
+        uint32_t i = q->peers[src].head[SSTEP_GET];
+        const uint32_t slot = q->reqs[i].slot;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (; i != SSTEP_NIL; i = q->reqs[i].next) {
+            const struct sstep_req *r = &q->reqs[i];
+            if (r->slot != slot) break;
+            if (!r->size) continue;
+            if (r->off < lo) lo = r->off;
+            if (r->off + r->size > hi) hi = r->off + r->size;
+        }
+        if (i == SSTEP_NIL) {
+            rec[0] = SUM_TAG | src;
+            rec[1] = slot;
+            rec[2] = hi ? lo : 0;
+            rec[3] = hi;
+        }
+    }
+    memcpy(inline_of(g, ctx->pid, par), rec, sizeof rec);
+}
+
 /* Execute the gets `me` issued to `src`: read src's memory and write ours,
  * or, when `stage` is given, copy into it (in list order) and write ours
  * later (unstage_gets). */
@@ -26,7 +66,7 @@ static char *do_gets(struct sstep_ctx *me, struct sstep_ctx *src, char *stage)
             sstep_remote_range_error(src, me->get_name ? me->get_name : "lpf_get",
                     me->pid, r->slot, r->off, r->size);
         if (stage) {
-            if (r->size) memcpy(stage, from, r->size);   /* zero-size: from may be NULL */
+            sstep_copy(stage, from, r->size);
             stage += r->size;
         } else {
             sstep_copy(r->local, from, r->size);
@@ -41,27 +81,120 @@ static const char *unstage_gets(struct sstep_ctx *me, lpf_pid_t src, const char 
     struct sstep_queue *q = &me->q;
     struct sstep_req *reqs = q->reqs;
     for (uint32_t i = q->peers[src].head[SSTEP_GET]; i != SSTEP_NIL; i = reqs[i].next) {
-        if (reqs[i].size) memcpy(reqs[i].local, stage, reqs[i].size);
+        sstep_copy(reqs[i].local, stage, reqs[i].size);
         stage += reqs[i].size;
     }
     return stage;
 }
 
+/* Up to this many get destinations are compared one by one with what is
+ * read of our memory; beyond, their hull is */
+#define PT_DEST_EXACT 8
+/* Beyond this many gets reading our memory, stage without looking */
+#define PT_READS_SCAN 256
+
+/* Does a get of process `rd` read our memory where one of our gets
+ * writes? `*budget` bounds the requests looked at (then: yes). */
+static int reads_meet(const struct sstep_ctx *rd, struct sstep_ctx *ctx, const char *hlo,
+        const char *hhi, const char *const *dlo, const char *const *dhi, unsigned nd,
+        int exact, unsigned *budget)
+{
+    const struct sstep_queue *rq = &rd->q;
+    for (uint32_t i = rq->peers[ctx->pid].head[SSTEP_GET]; i != SSTEP_NIL; i = rq->reqs[i].next) {
+        const struct sstep_req *r = &rq->reqs[i];
+        if (!*budget) return 1;
+        --*budget;
+        /* an invalid range is reported by its reader; it reads nothing */
+        const char *a = sstep_resolve_global(ctx, r->slot, r->off, r->size);
+        if (!a || !r->size) continue;
+        const char *b = a + r->size;
+        if (b <= hlo || a >= hhi) continue;
+        if (!exact) return 1;
+        for (unsigned d = 0; d < nd; ++d)
+            if (b > dlo[d] && a < dhi[d]) return 1;
+    }
+    return 0;
+}
+
+/* Must the gets of `ctx` be staged? Only when one of their destinations
+ * is also the source of a get of this superstep: a get of one of the
+ * `readers` members of [lo, lo + n) that read our memory, or one of our
+ * own gets reading ourselves. The members' queues stay as they are until
+ * the sync's last barrier, so they can be read here; with e != 0 (the
+ * episode of barrier A, when processes have arrival lines of their own),
+ * the readers' summaries in their arrival lines are used where there are
+ * some. Errs on the side of staging. */
+static int gets_must_stage(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        uint64_t readers, uint64_t e)
+{
+    const struct sstep_queue *q = &ctx->q;
+    const char *dlo[PT_DEST_EXACT], *dhi[PT_DEST_EXACT];
+    const char *hlo = (const char *)UINTPTR_MAX, *hhi = NULL;
+    unsigned nd = 0, exact = 1;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        for (uint32_t k = q->peers[q->touched[i]].head[SSTEP_GET]; k != SSTEP_NIL;
+                k = q->reqs[k].next) {
+            const struct sstep_req *r = &q->reqs[k];
+            if (!r->size) continue;
+            const char *a = r->local, *b = r->local + r->size;
+            if (a < hlo) hlo = a;
+            if (b > hhi) hhi = b;
+            if (nd < PT_DEST_EXACT) { dlo[nd] = a; dhi[nd] = b; nd++; }
+            else exact = 0;
+        }
+    }
+    if (!hhi) return 0;   /* nothing is written */
+    unsigned budget = PT_READS_SCAN;
+    if (reads_meet(ctx, ctx, hlo, hhi, dlo, dhi, nd, exact, &budget)) return 1;
+    const int sums = e && g->stride > PT_INLINE_WORDS + 2;
+    for (lpf_pid_t k = 0; k < n && readers; ++k) {
+        const lpf_pid_t qd = lo + k;
+        if (qd == ctx->pid) continue;
+        if (sums) {
+            /* no gets: reads nothing (its summary is an old one) */
+            if (!(atomic_load_explicit(pt_word(g, qd, e), memory_order_relaxed) & F_GET))
+                continue;
+            uint64_t rec[4];
+            memcpy(rec, inline_of(g, qd, (int)(e & 1)), sizeof rec);
+            if (rec[0] & SUM_TAG) {
+                if ((rec[0] & ~SUM_TAG) != ctx->pid) continue;
+                readers--;
+                if (rec[3] == rec[2]) continue;
+                const char *a = sstep_resolve_global(ctx, (uint32_t)rec[1], rec[2], rec[3] - rec[2]);
+                if (!a) return 1;   /* its reader reports the error */
+                const char *b = a + (rec[3] - rec[2]);
+                if (b <= hlo || a >= hhi) continue;
+                if (!exact) return 1;
+                for (unsigned d = 0; d < nd; ++d)
+                    if (b > dlo[d] && a < dhi[d]) return 1;
+                continue;
+            }
+        }
+        const struct sstep_ctx *rd = g->procs[qd].ctx;
+        if (rd->q.peers[ctx->pid].head[SSTEP_GET] == SSTEP_NIL) continue;
+        readers--;
+        if (reads_meet(rd, ctx, hlo, hhi, dlo, dhi, nd, exact, &budget)) return 1;
+    }
+    return 0;
+}
+
 /* The get phase. Every get reads its source as it was when the sync was
  * entered (BSPlib §5), even when that source is the destination of another
- * process's get. A process whose memory nobody else reads writes its get
- * destinations directly; one that is read by a peer first copies its
- * sources aside, waits until every reader of its memory has read, then
- * writes. Reads never wait, so the waits cannot form a cycle. */
-int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx)
+ * get. A process none of whose get destinations is read by a get of this
+ * superstep writes them directly; otherwise it first copies its sources
+ * aside, waits until every reader of its memory has read, then writes.
+ * Reads never wait, so the waits cannot form a cycle. */
+int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n, uint64_t e)
 {
     const lpf_pid_t pid = ctx->pid;
     struct sstep_queue *q = &ctx->q;
     struct pt_getcount *mine = &g->gc[pid];
+    /* every reader of this superstep counted itself before barrier A */
     const uint64_t readers = atomic_load_explicit(&mine->readers, memory_order_relaxed);
-    const int have = (q->kinds & (1u << SSTEP_GET)) != 0;
-    if (!have) return 0;
-    const int stage = readers != atomic_load_explicit(&mine->done, memory_order_acquire);
+    const uint64_t fresh = readers - g->own[pid].readers_seen;
+    g->own[pid].readers_seen = readers;
+    if (!(q->kinds & (1u << SSTEP_GET))) return 0;
+    const int stage = gets_must_stage(g, ctx, lo, n, fresh, e);
     char *buf = NULL;
     if (stage) {
         size_t bytes = 0;
@@ -127,8 +260,9 @@ static inline void pt_unlock(struct pt_group *g, lpf_pid_t d)
  * The requests stay in the issuer's cache (only the payload crosses cores);
  * a destination's lock makes concurrent writers take turns, a busy
  * destination is skipped and retried. */
-void pt_push(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t *pend)
+void pt_push(struct pt_group *g, struct sstep_ctx *me)
 {
+    lpf_pid_t *pend = g->pend + (size_t)me->pid * g->pend_stride;
     const struct sstep_queue *q = &me->q;
     lpf_pid_t n = 0;
     for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
@@ -194,11 +328,6 @@ struct mbox_rec {
 static inline char *mbox_of(struct pt_group *g, lpf_pid_t src, lpf_pid_t dst, int par)
 {
     return g->mbox[src] + ((size_t)dst * 2 + (size_t)par) * PT_MBOX_CAP;
-}
-
-static inline char *inline_of(struct pt_group *g, lpf_pid_t src, int par)
-{
-    return (char *)&g->words[(size_t)src * g->stride + (size_t)par * (g->stride >> 1) + 1];
 }
 
 /* records and data of the puts to d, from o on; returns the end */
@@ -287,22 +416,51 @@ static void mbox_apply(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t src, 
     }
 }
 
+/* Before barrier A, a process with gets: tell every process it reads
+ * that it will (pt_get_phase), and summarise what it reads. Out of line:
+ * pt_sync's path for syncs without gets stays short. */
+static __attribute__((noinline)) void announce_gets(struct pt_group *g, struct sstep_ctx *ctx, uint64_t e)
+{
+    const struct sstep_queue *q = &ctx->q;
+    const lpf_pid_t P = g->P, pid = ctx->pid;
+    lpf_pid_t nsrc = 0, only = P;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        lpf_pid_t s = q->touched[i];
+        if (s != pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL) {
+            atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
+            nsrc++;
+            only = s;
+        }
+    }
+    if (g->stride > PT_INLINE_WORDS + 2)
+        write_read_summary(g, ctx, (int)(e & 1), nsrc == 1 ? only : P);
+}
+
+/* The waits of the rest of a sync with puts or gets are for peers moving
+ * data, most likely about as much as we do: spin for longer than the
+ * default, in proportion, rather than sleep and pay a wake-up (tens of us
+ * on a virtual machine) after copies of a few MiB whose times differ by
+ * more than the default spin. */
+static __attribute__((noinline)) void set_bulk_spin(struct pt_group *g, struct sstep_ctx *ctx)
+{
+    size_t moved = 0;
+    const struct sstep_queue *q = &ctx->q;
+    for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
+        const struct sstep_peer_lists *pl = &q->peers[q->touched[i]];
+        moved += pl->bytes[SSTEP_PUT] + pl->bytes[SSTEP_GET];
+    }
+    uint64_t spin = SPIN_NS + moved / 8;   /* as if copying at 8 bytes/ns */
+    g->own[ctx->pid].spin_ns = spin < SPIN_BULK_MAX_NS ? spin : SPIN_BULK_MAX_NS;
+}
+
 lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
 {
     struct pt_group *g = ctx->group;
     const lpf_pid_t P = g->P, pid = ctx->pid;
     uint64_t all;
-    if (SSTEP_UNLIKELY(ctx->q.kinds & (1u << SSTEP_GET))) {
-        /* tell every process we read that we will (pt_get_phase) */
-        const struct sstep_queue *q = &ctx->q;
-        for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
-            lpf_pid_t s = q->touched[i];
-            if (s != pid && q->peers[s].head[SSTEP_GET] != SSTEP_NIL)
-                atomic_fetch_add_explicit(&g->gc[s].readers, 1, memory_order_relaxed);
-        }
-    }
-    uint64_t flags = (uint64_t)ctx->q.kinds << 1;
     const uint64_t e = g->own[pid].episode + 1;   /* the barrier's episode */
+    if (SSTEP_UNLIKELY(ctx->q.kinds & (1u << SSTEP_GET))) announce_gets(g, ctx, e);
+    uint64_t flags = (uint64_t)ctx->q.kinds << 1;
     if (ctx->q.kinds & (1u << SSTEP_PUT)) {
         int inl = 0;
         uint64_t mask = ctx->q.kinds == (1u << SSTEP_PUT) && P <= PT_MBOX_MAXP
@@ -329,14 +487,16 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         return LPF_SUCCESS;
     }
 
+    const int moves = (all & (F_PUT | F_GET)) != 0;
+    if (moves) set_bulk_spin(g, ctx);
     if (all & F_GET) {
-        if (pt_get_phase(g, ctx)) goto fail;
+        if (pt_get_phase(g, ctx, 0, P, e)) goto fail;
         /* every get must have read its source before any put lands */
         uint64_t none;
         if ((all & F_PUT) && pt_barrier(g, pid, 0, 0, &none, NULL)) goto fail;
     }
     int oom = 0;
-    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx, g->pend + (size_t)pid * P);
+    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx);
     if (all & F_MSG) {
         for (lpf_pid_t k = 0; k < P; ++k) {
             lpf_pid_t s = pid + 1 + k;
@@ -345,7 +505,9 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         }
     }
     uint64_t dummy;
-    if (pt_barrier(g, pid, 0, 0, &dummy, NULL)) goto fail;
+    const int b = pt_barrier(g, pid, 0, 0, &dummy, NULL);
+    if (moves) g->own[pid].spin_ns = 0;
+    if (b) goto fail;
     if (oom) goto fail;
     return LPF_SUCCESS;
 fail:

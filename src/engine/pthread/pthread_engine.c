@@ -124,7 +124,8 @@ static SSTEP_NOINLINE void pt_stalled(struct pt_group *g, lpf_pid_t pid, uint64_
     free(steps);
 }
 
-uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid)
+uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid,
+        uint64_t spin_ns)
 {
     uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     if (arrived(w, e)) return w;
@@ -143,7 +144,7 @@ uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid
             sstep_cpu_relax();
             w = atomic_load_explicit(word, memory_order_acquire);
             if (arrived(w, e)) return w;
-            if ((i & 255) == 0 && sstep_now_ns() - t0 > SPIN_NS) break;
+            if ((i & 255) == 0 && sstep_now_ns() - t0 > spin_ns) break;
         }
     } else {
         /* A yield that returns late means another task ran a whole time
@@ -208,7 +209,7 @@ int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
         _Atomic uint64_t *word = pt_word(g, q, e);
         uint64_t w = atomic_load_explicit(word, memory_order_acquire);
         if (SSTEP_UNLIKELY((w >> EP_SHIFT) < e)) {
-            w = pt_wait(g, word, e, pid);
+            w = pt_wait(g, word, e, pid, own->spin_ns ? own->spin_ns : SPIN_NS);
             if ((w >> EP_SHIFT) < e) return -1;   /* gone without arriving */
         }
         all_or |= w;
@@ -263,7 +264,7 @@ lpf_err_t pt_wait_all_gone(struct pt_group *g)
     lpf_err_t rc = LPF_SUCCESS;
     for (lpf_pid_t q = 0; q < g->P; ++q) {
         _Atomic uint64_t *word = pt_word(g, q, 1);
-        while (!(pt_wait(g, word, UINT64_MAX >> EP_SHIFT, 0) & PT_GONE)) {}
+        while (!(pt_wait(g, word, UINT64_MAX >> EP_SHIFT, 0, SPIN_NS) & PT_GONE)) {}
         /* the gone bit of the other word was set first */
         (void)atomic_load_explicit(pt_word(g, q, 0), memory_order_acquire);
         struct pt_proc *o = &g->procs[q];
@@ -290,7 +291,9 @@ struct pt_group *pt_group_new(lpf_pid_t P)
     g->procs = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_proc));
     g->threads = calloc(P, sizeof(pthread_t));
     g->locks = aligned_alloc(PT_LINE, (size_t)P * PT_LINE);
-    g->pend = malloc((size_t)P * P * sizeof(lpf_pid_t));
+    g->pend_stride = ((size_t)P * sizeof(lpf_pid_t) + PT_LINE - 1) / PT_LINE * PT_LINE
+            / sizeof(lpf_pid_t);
+    g->pend = aligned_alloc(PT_LINE, (size_t)P * g->pend_stride * sizeof(lpf_pid_t));
     g->sleep = aligned_alloc(PT_LINE, sizeof *g->sleep);
     g->gc = aligned_alloc(PT_LINE, (size_t)P * sizeof(struct pt_getcount));
     /* read by every destination at every small-put sync: its own lines */
@@ -530,15 +533,15 @@ void pt_x_count_readers(struct sstep_ctx *ctx)
     }
 }
 
-int pt_x_get_phase(struct sstep_ctx *ctx)
+int pt_x_get_phase(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n)
 {
-    return pt_get_phase(ctx->group, ctx);
+    return pt_get_phase(ctx->group, ctx, lo, n, 0);
 }
 
 void pt_x_push(struct sstep_ctx *ctx)
 {
     struct pt_group *g = ctx->group;
-    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx, g->pend + (size_t)ctx->pid * g->P);
+    if (ctx->q.kinds & (1u << SSTEP_PUT)) pt_push(g, ctx);
 }
 
 void pt_x_stalled(struct sstep_ctx *ctx, uint64_t waited, lpf_pid_t n,

@@ -29,7 +29,7 @@ SSTEP_HIDDEN int pt_x_gone(struct sstep_ctx *ctx, lpf_pid_t q);
 SSTEP_HIDDEN void pt_x_wake(struct sstep_ctx *ctx);
 SSTEP_HIDDEN void pt_x_leave(struct sstep_ctx *ctx);
 SSTEP_HIDDEN void pt_x_count_readers(struct sstep_ctx *ctx);
-SSTEP_HIDDEN int pt_x_get_phase(struct sstep_ctx *ctx);
+SSTEP_HIDDEN int pt_x_get_phase(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n);
 SSTEP_HIDDEN void pt_x_push(struct sstep_ctx *ctx);
 SSTEP_HIDDEN void pt_x_stalled(struct sstep_ctx *ctx, uint64_t waited, lpf_pid_t n,
         const unsigned char *state, const uint64_t *steps);
