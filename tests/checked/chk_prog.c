@@ -9,6 +9,7 @@
  */
 #include <lpf/core.h>
 #include <bsp.h>
+#include <lpf/bsplib.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,18 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         CK(lpf_register_global(ctx, x, s == 0 ? 16 : sizeof x, &xs));
         CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
         if (s == 1) lpf_put(ctx, xs, 0, 0, xs, 0, 32, LPF_MSG_DEFAULT);
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "bounds_all")) {
+        /* every process but 0 makes bounds's mistake: on the hybrid engine
+         * some targets share the issuer's rank and some do not; one
+         * wording either way */
+        setup(ctx, 2, p);
+        CK(lpf_register_global(ctx, x, s == 0 ? 16 : sizeof x, &xs));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (s != 0) lpf_put(ctx, xs, 0, 0, xs, 0, 32, LPF_MSG_DEFAULT);
         lpf_sync(ctx, LPF_SYNC_DEFAULT);
         return;
     }
@@ -148,6 +161,49 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         CK(lpf_put(ctx, xs, 8, 0, ys, 8, 16, LPF_MSG_DEFAULT));
         CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
         if (s == 0) printf("result y1=%s\n", y[1] == 11 || y[1] % 100 == 1 ? "ok" : "bad");
+        return;
+    }
+
+    if (!strcmp(which, "bsplib_oob")) {
+        /* a put and a get past the end of the last process's registration:
+         * the specified error return, with or without checked mode, wherever
+         * the target runs (another MPI rank on the hybrid engine) */
+        bsplib_t b;
+        CK(bsplib_create(ctx, s, p, 1, 0, &b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_push_reg(b, y, sizeof y) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_sync(b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        int e1 = bsplib_put(b, p - 1, x, y, 0, 2 * sizeof y);
+        int e2 = bsplib_get(b, p - 1, y, sizeof y - 4, x, 8);
+        int e3 = bsplib_hpput(b, p - 1, x, y, 8, sizeof y);
+        CK(bsplib_sync(b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_pop_reg(b, y) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_sync(b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_destroy(b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        if (s == 0)
+            printf("result put=%s get=%s hpput=%s\n",
+                    e1 == BSPLIB_ERR_MEMORY_ACCESS_OUT_OF_RANGE ? "out-of-range" : "other",
+                    e2 == BSPLIB_ERR_MEMORY_ACCESS_OUT_OF_RANGE ? "out-of-range" : "other",
+                    e3 == BSPLIB_ERR_MEMORY_ACCESS_OUT_OF_RANGE ? "out-of-range" : "other");
+        return;
+    }
+
+    if (!strcmp(which, "bsplib_push_one")) {
+        /* only process 0 pushes a registration: bsplib_sync returns an
+         * error code on every process (no abort, checked or not) */
+        bsplib_t b;
+        CK(bsplib_create(ctx, s, p, 1, 0, &b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        if (s == 0) CK(bsplib_push_reg(b, y, sizeof y) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        int e = bsplib_sync(b);
+        (void)bsplib_destroy(b);
+        if (s == 0) printf("result sync=%s\n", e == BSPLIB_SUCCESS ? "success" : "error");
+        return;
+    }
+
+    if (!strcmp(which, "allbad")) {
+        /* every process makes the same mistake at once: one line per
+         * process at most, exit status 6 (one thread per rank ends it) */
+        setup(ctx, 1, 1);
+        lpf_put(ctx, LPF_INVALID_MEMSLOT, 0, p + 7, LPF_INVALID_MEMSLOT, 0, 8, LPF_MSG_DEFAULT);
         return;
     }
 

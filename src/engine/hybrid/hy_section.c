@@ -558,8 +558,16 @@ static size_t hy_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot
     return sstep_mpi_engine.remote_size(rk->rank, pid / rk->T, slot * rk->T + pid % rk->T);
 }
 
+/* Exactly one thread of this process ends it: MPI_Abort (like any MPI
+ * call at MPI_THREAD_SERIALIZED) must not run in two threads at once, and
+ * two threads that find an error at the same moment both get here. The
+ * others wait to be ended with the process (their line is printed). */
 static void hy_abort(struct sstep_ctx *ctx, int status)
 {
+    static _Atomic int ending;
+    if (atomic_exchange(&ending, 1)) {
+        for (;;) pause();
+    }
     sstep_mpi_engine.abort(ctx, status);
 }
 
