@@ -675,6 +675,12 @@ size_t sstep_remote_size(lpf_t c, lpf_pid_t pid, lpf_memslot_t slot)
     return ctx->engine->remote_size ? ctx->engine->remote_size(ctx, pid, idx) : SIZE_MAX;
 }
 
+void sstep_layer_step(lpf_t c)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "layer_step");
+    if (ctx->layer_steps < ctx->superstep) ctx->layer_steps++;
+}
+
 void sstep_set_names(lpf_t c, const char *put_name, const char *get_name)
 {
     struct sstep_ctx *ctx = ctx_of(c, "set_names");

@@ -185,7 +185,16 @@ struct sstep_ctx {
     uint64_t range_steps;   /* supersteps ended by E1/E2: members of a section
                                that uses them need not sync equally often, so
                                engines compare superstep - range_steps at the end */
+    uint64_t layer_steps;   /* syncs a layer made for itself (sstep_layer_step):
+                               messages number the user's supersteps,
+                               superstep - layer_steps, from 0 */
 };
+
+/* the user's superstep number for messages (0-based) */
+static inline unsigned long long sstep_user_step(const struct sstep_ctx *ctx)
+{
+    return (unsigned long long)(ctx->superstep - ctx->layer_steps);
+}
 
 /* ------------------------------------------------------------------ */
 /* Engine interface                                                     */

@@ -76,7 +76,7 @@ static size_t list_pids(char *out, size_t cap, lpf_pid_t P, const unsigned char 
 void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
         const unsigned char *state, const uint64_t *steps, int fatal)
 {
-    const unsigned long long step = ctx ? (unsigned long long)ctx->superstep : 0;
+    const unsigned long long step = ctx ? sstep_user_step(ctx) : 0;
     /* the hybrid engine's rank-level context: name the pids of each rank */
     unsigned char *xs = NULL;
     uint64_t *xp = NULL;

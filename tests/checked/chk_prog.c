@@ -126,6 +126,21 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         return;
     }
 
+    if (!strcmp(which, "regswap")) {
+        /* the last process registers the same two areas in the other
+         * order: slot 0 is 64 bytes at the others, 32 bytes there */
+        setup(ctx, 4, 2);
+        if (s != p - 1) {
+            CK(lpf_register_global(ctx, x, sizeof x, &xs));
+            CK(lpf_register_global(ctx, y, sizeof y / 2, &ys));
+        } else {
+            CK(lpf_register_global(ctx, y, sizeof y / 2, &ys));
+            CK(lpf_register_global(ctx, x, sizeof x, &xs));
+        }
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
     if (!strcmp(which, "rw")) {
         /* process 0 sends its x[0] to process 1 while process 1 writes
          * process 0's x[0]: x[0] at 0 is read and written */
@@ -240,6 +255,20 @@ static void bsp_spmd(void)
         if (s == 0) printf("result %llu\n", (unsigned long long)sum);
     } else if (!strcmp(which, "bsp_race")) {
         bsp_put(0, gx, gy, 0, 2 * sizeof(uint64_t));
+        bsp_sync();
+    } else if (!strcmp(which, "bsp_pushswap")) {
+        /* the last process pushes two variables in the other order */
+        uint64_t gz[4] = { 0, 0, 0, 0 };
+        if (s != p - 1) {
+            bsp_push_reg(gx, sizeof gx);
+            bsp_push_reg(gz, sizeof gz);
+        } else {
+            bsp_push_reg(gz, sizeof gz);
+            bsp_push_reg(gx, sizeof gx);
+        }
+        bsp_sync();
+        bsp_pop_reg(gz);
+        bsp_pop_reg(gx);
         bsp_sync();
     } else if (!strcmp(which, "bsp_hpmod")) {
         bsp_hpput((s + 1) % p, gx, gy, 0, sizeof gx);
