@@ -78,6 +78,7 @@ cdef extern from "sstep_py.h" nogil:
     int sstep_py_engine_is_mpi()
     int sstep_py_engine_is_hybrid()
     int sstep_py_have_fft()
+    void sstep_layer_step(lpf_t ctx)
 
     # applications (examples/*/): library calls from sequential code
     double bsp_ip(const double *x, const double *y, size_t n, unsigned P)
@@ -420,6 +421,7 @@ cdef class Context:
     cdef _Run _run
     cdef bint _valid, _failed
     cdef long long _step
+    cdef long long _lsteps      # of them, the package's own (setup, registrations)
     cdef size_t _qcap, _rcap, _qpend, _rpend, _nissued, _nregs, _nregs_peak, _nissued_want
     cdef list _tmp            # local slots of this superstep's put sources / get targets
     cdef list _keep           # the arrays behind them
@@ -442,6 +444,7 @@ cdef class Context:
         self._outq = None
         self._nsent = 0
         self._step = 0
+        self._lsteps = 0
         self._qcap = 0
         self._rcap = 0
         self._nissued = 0
@@ -506,6 +509,12 @@ cdef class Context:
                                 % (self._who(prim), self._nregs + nreg, self._rcap))
         return 0
 
+    cdef _layer_step(self):
+        """The sync just made was the package's own: superstep numbers in the
+        library's messages (checked mode, watchdog) count the user's only."""
+        sstep_layer_step(self._ctx)
+        self._lsteps += 1
+
     cdef int _lowsync(self, str prim) except -1:
         cdef lpf_err_t rc
         cdef size_t want
@@ -543,7 +552,9 @@ cdef class Context:
             raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
                             "processes called sync a different number of times (one may have "
                             "returned from its SPMD function early) or one failed"
-                            % (self._who(prim), self._step - 1))
+                            % (self._who(prim), self._step - 1 - self._lsteps))
+        if prim == "ctx.setup":
+            self._layer_step()
         if self._qpend > self._qcap:
             self._qcap = self._qpend
         if self._rpend > self._rcap:
@@ -678,6 +689,7 @@ cdef class Context:
             for h in handles:
                 self._deferred.append((h, None))
             raise
+        self._layer_step()
         table = self._meta.copy()
         self._meta[:] = 0
         slots = []

@@ -7,6 +7,9 @@
 #define SSTEP_PY_H
 
 #include <lpf/core.h>
+
+/* the library's (src/core/sstep_ext.h): a sync of the package's own */
+void sstep_layer_step(lpf_t ctx);
 #include <stdlib.h>
 #include <strings.h>
 
