@@ -546,11 +546,10 @@ def test_app_spmv_and_pagerank():
         apps.pagerank(A)
 
 
-def test_hybrid_engine_is_refused_clearly(monkeypatch):
-    # the package runs on threads and MPI ranks; on the hybrid engine it says so
+def test_engine_names_hybrid(monkeypatch):
+    # runs on the hybrid engine are in test_mpi.py (through bsprun)
     monkeypatch.setenv("SUPERSTEP_ENGINE", "hybrid")
-    with pytest.raises(superstep.SuperstepError, match="hybrid"):
-        superstep.run(lambda ctx: ctx.pid, p=2)
+    assert superstep.engine() == "hybrid"
 
 
 # ------------------------------------------------ superstep numbers in messages
