@@ -324,6 +324,13 @@ void sstep_chk_remote(struct sstep_ctx *ctx, const char *prim, int kind,
                 sstep_user_step(ctx), off, size, rs, pid, slot);
 }
 
+size_t sstep_chk_remote_size(const struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot)
+{
+    const struct sstep_chk *x = ctx->chk;
+    if (!x || pid >= ctx->nprocs || x->rsz[pid].n <= slot) return SIZE_MAX;
+    return x->rsz[pid].s[slot];
+}
+
 void sstep_chk_request(struct sstep_ctx *ctx, const char *prim, int kind,
         unsigned flags, lpf_pid_t pid, uint32_t slot, size_t off, size_t size,
         lpf_memslot_t lslot)
