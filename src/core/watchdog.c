@@ -98,6 +98,14 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
             ctx = NULL;
         }
     }
+    /* the others' counts in the user's numbering too (layers sync together,
+     * so everyone's own syncs are ours) */
+    uint64_t *us = NULL;
+    if (ctx && steps && ctx->layer_steps && (us = malloc(P * sizeof *us)) != NULL) {
+        for (lpf_pid_t q = 0; q < P; ++q)
+            us[q] = steps[q] > ctx->layer_steps ? steps[q] - ctx->layer_steps : 0;
+        steps = us;
+    }
     char arrived[512], missing[1024], left[256];
     list_pids(arrived, sizeof arrived, P, state, SSTEP_ARR_YES, steps);
     list_pids(missing, sizeof missing, P, state, SSTEP_ARR_NOT, steps);
@@ -121,6 +129,7 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
             "aborts instead)\n", ctx ? ctx->pid : 0, P, s, step, arrived, missing,
             strcmp(left, "none") ? "; left the section: " : "", strcmp(left, "none") ? left : "");
     fflush(stderr);
+    free(us);
     free(xs);
     free(xp);
 }
