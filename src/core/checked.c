@@ -635,7 +635,7 @@ static int permuted(const uint64_t *a, const uint64_t *b, size_t n, struct sstep
  * space, the same addresses) in another order. Returns the position of the
  * first difference, or SIZE_MAX. */
 static size_t order_mismatch(struct sstep_ctx *ctx, const struct chk_ev *l0,
-        const struct chk_ev *lq, size_t n)
+        const struct chk_ev *lq, size_t n, int *by_addr)
 {
     size_t nr = 0;
     for (size_t k = 0; k < n; ++k) nr += !(l0[k].what & EV_DEREG);
@@ -658,7 +658,10 @@ static size_t order_mismatch(struct sstep_ctx *ctx, const struct chk_ev *l0,
         const uint64_t *a = v + 2 * w * nr, *b = a + nr;
         size_t first = 0;
         while (first < nr && a[first] == b[first]) ++first;
-        if (first < nr && permuted(a, b, nr, ctx)) at = pos[first];
+        if (first < nr && permuted(a, b, nr, ctx)) {
+            at = pos[first];
+            *by_addr = w;
+        }
     }
     free(v);
     free(pos);
@@ -666,8 +669,9 @@ static size_t order_mismatch(struct sstep_ctx *ctx, const struct chk_ev *l0,
 }
 
 static SSTEP_NORETURN void report_order(struct sstep_ctx *ctx, lpf_pid_t q, size_t k,
-        const struct chk_ev *e0, const struct chk_ev *eq)
+        const struct chk_ev *e0, const struct chk_ev *eq, int by_addr)
 {
+    const char *what = by_addr ? "addresses" : "sizes";
     char o[32];
     size_t nth = 0;   /* registrations up to k */
     for (size_t i = 0; i <= k; ++i) nth += !(e0[i].what & EV_DEREG);
@@ -676,18 +680,18 @@ static SSTEP_NORETURN void report_order(struct sstep_ctx *ctx, lpf_pid_t q, size
     if (is_bsp(ctx))
         sstep_fatal(ctx, sync_name(ctx), "processes called bsp_push_reg in different orders in "
                 "superstep %llu: the %s push of the superstep is variable %p (%llu bytes) at "
-                "process 0 but variable %p (%llu bytes) at process %u, the same sizes in "
+                "process 0 but variable %p (%llu bytes) at process %u, the same %s in "
                 "another order (every process must push corresponding variables in the same "
                 "order; data put into one would land in the other)", sstep_user_step(ctx), o,
                 (void *)(uintptr_t)e0[k].addr, (unsigned long long)e0[k].size,
-                (void *)(uintptr_t)eq[k].addr, (unsigned long long)eq[k].size, q);
+                (void *)(uintptr_t)eq[k].addr, (unsigned long long)eq[k].size, q, what);
     sstep_fatal(ctx, sync_name(ctx), "processes registered global slots in different orders in "
             "superstep %llu: the %s lpf_register_global of the superstep (slot %u) is %p "
-            "(%llu bytes) at process 0 but %p (%llu bytes) at process %u, the same sizes in "
+            "(%llu bytes) at process 0 but %p (%llu bytes) at process %u, the same %s in "
             "another order (every process must register corresponding areas in the same "
             "order)", sstep_user_step(ctx), o, e0[k].what, (void *)(uintptr_t)e0[k].addr,
             (unsigned long long)e0[k].size, (void *)(uintptr_t)eq[k].addr,
-            (unsigned long long)eq[k].size, q);
+            (unsigned long long)eq[k].size, q, what);
 }
 
 /* (d): every process has every process's list; compare with pid 0's */
@@ -704,8 +708,9 @@ static void check_agreement(struct sstep_ctx *ctx)
         while (k < n && (l0[k].what & EV_DEREG) == (lq[k].what & EV_DEREG)
                 && l0[k].what == lq[k].what) ++k;
         if (k == n && n0 == nq) {
-            size_t at = order_mismatch(ctx, l0, lq, n);
-            if (at != SIZE_MAX) report_order(ctx, q, at, l0, lq);
+            int by_addr = 0;
+            size_t at = order_mismatch(ctx, l0, lq, n, &by_addr);
+            if (at != SIZE_MAX) report_order(ctx, q, at, l0, lq, by_addr);
             continue;
         }
         /* BSPlib always checks the counts of pushes and pops at this very

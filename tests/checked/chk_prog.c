@@ -142,6 +142,17 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         return;
     }
 
+    if (!strcmp(which, "regswap_addr")) {
+        /* two shared arrays of one size, the last process registers them in
+         * the other order (threads: one address space) */
+        static uint64_t sa[4], sb[4];
+        setup(ctx, 4, 2);
+        CK(lpf_register_global(ctx, s != p - 1 ? sa : sb, sizeof sa, &xs));
+        CK(lpf_register_global(ctx, s != p - 1 ? sb : sa, sizeof sa, &ys));
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
     if (!strcmp(which, "rw")) {
         /* process 0 sends its x[0] to process 1 while process 1 writes
          * process 0's x[0]: x[0] at 0 is read and written */
