@@ -77,6 +77,7 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
         const unsigned char *state, const uint64_t *steps, int fatal)
 {
     const unsigned long long step = ctx ? sstep_user_step(ctx) : 0;
+    const uint64_t lsub = ctx ? ctx->layer_steps : 0;
     /* the hybrid engine's rank-level context: name the pids of each rank */
     unsigned char *xs = NULL;
     uint64_t *xp = NULL;
@@ -101,9 +102,9 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
     /* the others' counts in the user's numbering too (layers sync together,
      * so everyone's own syncs are ours) */
     uint64_t *us = NULL;
-    if (ctx && steps && ctx->layer_steps && (us = malloc(P * sizeof *us)) != NULL) {
+    if (steps && lsub && (us = malloc(P * sizeof *us)) != NULL) {
         for (lpf_pid_t q = 0; q < P; ++q)
-            us[q] = steps[q] > ctx->layer_steps ? steps[q] - ctx->layer_steps : 0;
+            us[q] = steps[q] > lsub ? steps[q] - lsub : 0;
         steps = us;
     }
     char arrived[512], missing[1024], left[256];

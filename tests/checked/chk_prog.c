@@ -288,6 +288,12 @@ static void bsp_spmd(void)
         bsp_sync();
         if (s == 1) for (;;) sleep(1);
         bsp_sync();
+    } else if (!strcmp(which, "bsp_stall_rank")) {
+        /* the upper half never reaches the third user sync (on the hybrid
+         * engine at 2 x 2: all of rank 1; the rank-level report) */
+        bsp_sync();
+        if (s >= p / 2) for (;;) sleep(1);
+        bsp_sync();
     } else if (!strcmp(which, "bsp_hpmod")) {
         bsp_hpput((s + 1) % p, gx, gy, 0, sizeof gx);
         gx[2] = 5;

@@ -453,6 +453,11 @@ static lpf_err_t hy_between_ranks(struct hy_rank *rk, uint64_t check, struct sst
         }
     }
     R->pending_globals = (size_t)regs;
+    /* the rank-level context's messages (the MPI engine's watchdog) number
+     * the user's supersteps, as the threads' do */
+    const struct sstep_ctx *c0 = rk->th[0].ctx;
+    const uint64_t us = c0->superstep - c0->layer_steps;
+    R->layer_steps = R->superstep > us ? R->superstep - us : 0;
     struct sstep_sync_info ri;
     memset(&ri, 0, sizeof ri);
     ri.check = check;
