@@ -18,7 +18,8 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     unsigned me = s;
     lpf_memslot_t pids_slot, me_slot;
     lpf_resize_memory_register(ctx, 2);
-    lpf_resize_message_queue(ctx, p);          /* p puts arrive at process 0 */
+    lpf_resize_message_queue(ctx, p + 1);      /* p puts arrive at process 0, its own
+                                                  counted twice (issued and received) */
     lpf_sync(ctx, LPF_SYNC_DEFAULT);
 
     lpf_register_global(ctx, pids, p * sizeof *pids, &pids_slot);

@@ -82,6 +82,9 @@ cdef extern from "sstep_py.h" nogil:
     void sstep_py_init_free(lpf_init_t init)
     int sstep_py_engine_is_mpi()
     int sstep_py_engine_is_hybrid()
+    lpf_err_t sstep_py_hybrid_hook(lpf_init_t mpi, unsigned t, unsigned T, int rank, int size,
+                                   lpf_spmd_t spmd)
+    unsigned sstep_py_hybrid_threads()
     int sstep_py_have_fft()
     int SSTEP_PY_RECOVERED
     cdef struct sstep_py_report:
@@ -94,6 +97,7 @@ cdef extern from "sstep_py.h" nogil:
     lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
     void sstep_py_enter()
     void sstep_py_leave()
+    void sstep_layer_step(lpf_t ctx)
 
     # applications (examples/*/): library calls from sequential code
     double bsp_ip(const double *x, const double *y, size_t n, unsigned P)
@@ -193,7 +197,10 @@ _OPCODE = {"sum": 1, "prod": 2, "min": 3, "max": 4}
 
 
 def engine():
-    """'mpi' when SUPERSTEP_ENGINE=mpi (as set by bsprun --engine mpi), else 'pthread'."""
+    """'mpi' or 'hybrid' when SUPERSTEP_ENGINE says so (as bsprun --engine sets
+    it), else 'pthread'."""
+    if sstep_py_engine_is_hybrid():
+        return "hybrid"
     return "mpi" if sstep_py_engine_is_mpi() else "pthread"
 
 
@@ -232,8 +239,9 @@ def _mpi_finalize():
 
 
 def mpi_world():
-    """(rank, size) of MPI_COMM_WORLD on the MPI engine (initialising MPI), else (0, 1)."""
-    if not sstep_py_engine_is_mpi():
+    """(rank, size) of MPI_COMM_WORLD on the MPI and hybrid engines (initialising
+    MPI), else (0, 1)."""
+    if not (sstep_py_engine_is_mpi() or sstep_py_engine_is_hybrid()):
         return (0, 1)
     _mpi_setup()
     return (_mpi_rank, _mpi_size)
@@ -243,8 +251,10 @@ cdef class _Run:
     cdef public object fn, args, kwargs, result, exc, lock, fatal
     cdef public int exc_pid, exc_nprocs
     cdef public bint aborted, mpi, noabort
+    cdef public int T          # threads per rank (hybrid engine), else 1
 
     def __init__(self, fn, args, kwargs, mpi):
+        self.T = 1
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
@@ -299,7 +309,8 @@ cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
         try:
             ctx._setup()
             res = run.fn(ctx, *run.args, **run.kwargs)
-            if pid == 0 or run.mpi:     # on MPI: each rank's own process
+            # on MPI: each rank's own process (hybrid: its first thread)
+            if pid == 0 or (run.mpi and pid % run.T == 0):
                 run.result = res
         except BaseException as e:
             run.fail(pid, nprocs, e)
@@ -308,6 +319,38 @@ cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
         ctx._drop()
         _tls.ctx = prev
     return 0
+
+
+def _hybrid_run(_Run r, p):
+    """bsprun --engine hybrid -n R*T -t T python3 prog.py: every rank runs the
+    script; its T threads (this one and T-1 started here) hook into one run
+    over all R*T threads, pids rank-major."""
+    _mpi_setup()
+    cdef unsigned T = sstep_py_hybrid_threads()
+    if p is not None and p < _mpi_size * T:
+        raise ValueError("superstep.run: p=%d but the hybrid job has %d ranks of %d threads "
+                         "(bsprun -n, -t), and a run spans all of them; use p=None"
+                         % (p, _mpi_size, T))
+    r.T = T
+    rcs = [LPF_SUCCESS] * T
+
+    def member(unsigned t):
+        cdef lpf_err_t x
+        cdef int rank = _mpi_rank, size = _mpi_size
+        with nogil:
+            x = sstep_py_hybrid_hook(_mpi_init, t, T, rank, size, _c_spmd)
+        rcs[t] = x
+
+    threads = [threading.Thread(target=member, args=(t,)) for t in range(1, T)]
+    for th in threads:
+        th.start()
+    member(0)
+    for th in threads:
+        th.join()
+    for x in rcs:
+        if x != LPF_SUCCESS:
+            return x
+    return LPF_SUCCESS
 
 
 def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, nprocs=None,
@@ -341,18 +384,17 @@ def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, n
                              "are not supported)")
     if not isinstance(args, tuple):
         args = tuple(args)
-    if sstep_py_engine_is_hybrid():
-        raise SuperstepError("superstep.run: the Python package does not run on the hybrid "
-                             "engine yet (SUPERSTEP_ENGINE=hybrid); use threads "
-                             "(python3 prog.py) or MPI ranks (bsprun --engine mpi)")
-    cdef bint mpi = sstep_py_engine_is_mpi()
+    cdef bint hybrid = sstep_py_engine_is_hybrid()
+    cdef bint mpi = sstep_py_engine_is_mpi() or hybrid
     cdef lpf_err_t rc
     cdef lpf_pid_t P
     cdef _Run r = _Run(spmd, args, kwargs or {}, mpi)
     with _run_lock:
         _g_run = r
         try:
-            if mpi:
+            if hybrid:
+                rc = _hybrid_run(r, p)
+            elif mpi:
                 _mpi_setup()
                 # p is an upper bound, as on threads (and in lpf_exec)
                 if p is not None and p < _mpi_size:
@@ -580,6 +622,7 @@ cdef class Context:
     cdef _Run _run
     cdef bint _valid, _failed, _checked
     cdef long long _step
+    cdef long long _lsteps      # of them, the package's own (setup, registrations)
     cdef size_t _qcap, _rcap, _qpend, _rpend, _nissued, _nregs, _nregs_peak, _nissued_want
     cdef list _tmp            # local slots of this superstep's put sources / get targets
     cdef list _keep           # the arrays behind them
@@ -605,6 +648,7 @@ cdef class Context:
         self._outq = None
         self._nsent = 0
         self._step = 0
+        self._lsteps = 0
         self._qcap = 0
         self._rcap = 0
         self._nissued = 0
@@ -685,6 +729,12 @@ cdef class Context:
                                 % (self._who(prim), self._nregs + nreg, self._rcap))
         return 0
 
+    cdef _layer_step(self):
+        """The sync just made was the package's own: superstep numbers in the
+        library's messages (checked mode, watchdog) count the user's only."""
+        sstep_layer_step(self._ctx)
+        self._lsteps += 1
+
     cdef int _lowsync(self, str prim) except -1:
         cdef lpf_err_t rc
         cdef size_t want
@@ -722,7 +772,7 @@ cdef class Context:
             raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
                             "processes called sync a different number of times (one may have "
                             "returned from its SPMD function early) or one failed"
-                            % (self._who(prim), self._step - 1))
+                            % (self._who(prim), self._step - 1 - self._lsteps))
         if self._tmp:
             for h in self._tmp:
                 lpf_deregister(self._ctx, h)
@@ -735,6 +785,8 @@ cdef class Context:
             self._nregs -= len(self._deferred)
             self._deferred = []
         self._nregs_peak = self._nregs
+        if prim == "ctx.setup":
+            self._layer_step()
         if self._qpend > self._qcap:
             self._qcap = self._qpend
         if self._rpend > self._rcap:
@@ -871,6 +923,7 @@ cdef class Context:
             for h in handles:
                 self._deferred.append((h, None))
             raise
+        self._layer_step()
         # the table as lists: indexing them is far cheaper than a NumPy array's
         table = self._meta.tolist()
         memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)

@@ -13,6 +13,9 @@
 #include <lpf/abort.h>
 #include <setjmp.h>
 #include <stdio.h>
+
+/* the library's (src/core/sstep_ext.h): a sync of the package's own */
+void sstep_layer_step(lpf_t ctx);
 #include <stdlib.h>
 #include <strings.h>
 
@@ -89,6 +92,27 @@ static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms
 }
 
 static void sstep_py_init_free(lpf_init_t init) { lpf_mpi_finalize(init); }
+#include <lpf/hybrid.h>
+#include <lpf/pthread.h>
+
+/* the hybrid engine: thread t of the T threads of this rank (rank of size
+ * ranks) joins one run over every thread of every rank (<lpf/hybrid.h>);
+ * thread 0 brings the MPI lpf_init_t */
+static lpf_err_t sstep_py_hybrid_hook(lpf_init_t mpi, unsigned t, unsigned T, int rank,
+        int size, lpf_spmd_t spmd)
+{
+    lpf_init_t ti = NULL, hi = NULL;
+    lpf_err_t rc = lpf_pthread_initialize(t, T, &ti);
+    if (rc != LPF_SUCCESS) return rc;
+    rc = lpf_hybrid_initialize(ti, t == 0 ? mpi : LPF_INIT_NONE, t, T, (lpf_pid_t)rank,
+            (lpf_pid_t)size, &hi);
+    if (rc == LPF_SUCCESS) {
+        rc = lpf_hook(hi, spmd, LPF_NO_ARGS);
+        lpf_hybrid_finalize(hi);
+    }
+    lpf_pthread_finalize(ti);
+    return rc;
+}
 #else
 static int sstep_py_have_mpi(void) { return 0; }
 static int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
@@ -110,7 +134,14 @@ static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms
     return -4;
 }
 static void sstep_py_init_free(lpf_init_t init) { (void)init; }
+static lpf_err_t sstep_py_hybrid_hook(lpf_init_t mpi, unsigned t, unsigned T, int rank,
+        int size, lpf_spmd_t spmd)
+{
+    (void)mpi; (void)t; (void)T; (void)rank; (void)size; (void)spmd;
+    return LPF_ERR_FATAL;
+}
 #endif
+
 
 /* Fatal library errors inside superstep.run on threads (a checked-mode
  * report...) become Python exceptions: the library's fatal hook copies the
@@ -204,6 +235,14 @@ static lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
 claimed:
     PyEval_RestoreThread(ts);
     return rc;
+}
+
+/* threads per rank on the hybrid engine (bsprun -t sets it) */
+static unsigned sstep_py_hybrid_threads(void)
+{
+    const char *v = getenv("SUPERSTEP_HYBRID_THREADS");
+    long t = v && *v ? strtol(v, NULL, 10) : 1;
+    return t >= 1 && t <= 4096 ? (unsigned)t : 1;
 }
 
 /* SUPERSTEP_ENGINE=mpi (any case), as the library reads it */

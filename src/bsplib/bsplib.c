@@ -233,6 +233,7 @@ bsplib_err_t bsplib_create(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, int safem
         free(b);
         return rc == LPF_ERR_OUT_OF_MEMORY ? BSPLIB_ERR_OUT_OF_MEMORY : BSPLIB_ERR_FATAL;
     }
+    sstep_layer_step(ctx);   /* the user's first superstep is the next one */
     sstep_set_names(ctx, "bsplib_put", "bsplib_get");
     b->t0 = now_s();
     *bsplib = b;
@@ -622,6 +623,7 @@ bsplib_err_t bspl_sync_slow(struct BSPlib *b, int kind)
         if (save_inbox(b)) err = BSPLIB_ERR_OUT_OF_MEMORY;
         info.check = make_check(b, BSPL_KIND_ADMIN);
         rc = sstep_sync_ext(b->ctx, &info);
+        if (rc == LPF_SUCCESS) sstep_layer_step(b->ctx);
         if (rc != LPF_SUCCESS || info.mismatch) {
             b->failed = 1;
             err = BSPLIB_ERR_FATAL;

@@ -674,7 +674,15 @@ size_t sstep_remote_size(lpf_t c, lpf_pid_t pid, lpf_memslot_t slot)
         struct sstep_slot_array *a = sstep_slots(&ctx->globals);
         return idx < a->size ? a->e[idx].size : SIZE_MAX;
     }
-    return ctx->engine->remote_size ? ctx->engine->remote_size(ctx, pid, idx) : SIZE_MAX;
+    size_t r = ctx->engine->remote_size ? ctx->engine->remote_size(ctx, pid, idx) : SIZE_MAX;
+    if (r == SIZE_MAX && SSTEP_UNLIKELY(ctx->checked)) r = sstep_chk_remote_size(ctx, pid, idx);
+    return r;
+}
+
+void sstep_layer_step(lpf_t c)
+{
+    struct sstep_ctx *ctx = ctx_of(c, "layer_step");
+    if (ctx->layer_steps < ctx->superstep) ctx->layer_steps++;
 }
 
 void sstep_set_names(lpf_t c, const char *put_name, const char *get_name)

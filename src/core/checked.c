@@ -42,6 +42,7 @@ struct chk_ev {
     uint32_t what;   /* slot index | EV_DEREG */
     uint32_t pad;
     uint64_t size;
+    uint64_t addr;   /* registrations: the address registered */
 };
 
 /* a run: requests of one issuer to one peer, one kind, slot and flags,
@@ -327,7 +328,14 @@ void sstep_chk_remote(struct sstep_ctx *ctx, const char *prim, int kind,
         sstep_fatal(ctx, prim, "remote %s out of bounds in superstep %llu: offset %zu + "
                 "size %zu is past the %zu bytes that process %u registered for global "
                 "slot %u", kind == SSTEP_PUT ? "destination" : "source",
-                (unsigned long long)ctx->superstep, off, size, rs, pid, slot);
+                sstep_user_step(ctx), off, size, rs, pid, slot);
+}
+
+size_t sstep_chk_remote_size(const struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot)
+{
+    const struct sstep_chk *x = ctx->chk;
+    if (!x || pid >= ctx->nprocs || x->rsz[pid].n <= slot) return SIZE_MAX;
+    return x->rsz[pid].s[slot];
 }
 
 void sstep_chk_request(struct sstep_ctx *ctx, const char *prim, int kind,
@@ -354,7 +362,12 @@ void sstep_chk_register(struct sstep_ctx *ctx, uint32_t idx, size_t size)
 {
     struct sstep_chk *x = ctx->chk;
     x->ev = grow(x->ev, &x->evcap, x->nev + 1, sizeof *x->ev, ctx);
-    x->ev[x->nev++] = (struct chk_ev){ idx, 0, size };
+    uint64_t addr = 0;
+    if (!(idx & EV_DEREG)) {
+        struct sstep_slot_array *a = sstep_slots(&ctx->globals);
+        if (idx < a->size) addr = (uint64_t)(uintptr_t)a->e[idx].base;
+    }
+    x->ev[x->nev++] = (struct chk_ev){ idx, 0, size, addr };
 }
 
 static const struct chk_meta *meta_of(const struct sstep_ctx *ctx, size_t i)
@@ -383,7 +396,7 @@ void sstep_chk_deregister(struct sstep_ctx *ctx, lpf_memslot_t h, int local, uin
                         "%zu bytes), issued before this call; a slot may not be deregistered "
                         "in a superstep in which a request uses it (deregister after the "
                         "next sync)", local ? "local" : "global", (size_t)h, idx,
-                        (unsigned long long)ctx->superstep, req_name(ctx, k, fl),
+                        sstep_user_step(ctx), req_name(ctx, k, fl),
                         k == SSTEP_PUT ? "to" : "from", pid, r->slot, r->off, r->size);
             }
     }
@@ -427,7 +440,7 @@ static void build_runs(struct sstep_ctx *ctx)
                                 "in superstep %llu (to process %u, global slot %u, offset %zu, "
                                 "%zu bytes, source %p) was written after the call and before "
                                 "the sync; a put's source must not change until the sync "
-                                "ends", (unsigned long long)ctx->superstep, pid, r->slot,
+                                "ends", sstep_user_step(ctx), pid, r->slot,
                                 r->off, r->size, (void *)r->local);
                 }
                 fl &= SSTEP_CHK_USER | SSTEP_CHK_PTR;
@@ -603,6 +616,91 @@ static void ev_text(const struct chk_ev *e, char *buf, size_t n)
                 (unsigned long long)e->size);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the same multiset of values, in another order? (n small: sorted copies) */
+static int permuted(const uint64_t *a, const uint64_t *b, size_t n, struct sstep_ctx *ctx)
+{
+    uint64_t *s = malloc(2 * n * sizeof *s);
+    if (!s) sstep_fatal(ctx, sync_name(ctx), "checked mode: out of memory");
+    memcpy(s, a, n * sizeof *s);
+    memcpy(s + n, b, n * sizeof *s);
+    qsort(s, n, sizeof *s, u64_cmp);
+    qsort(s + n, n, sizeof *s, u64_cmp);
+    int same = memcmp(s, s + n, n * sizeof *s) == 0;
+    free(s);
+    return same;
+}
+
+/* Two lists of the same (de)registrations of the same slots: did the two
+ * processes register corresponding areas in different orders? Sizes may
+ * differ per process, so the sign is the same sizes (or, in one address
+ * space, the same addresses) in another order. Returns the position of the
+ * first difference, or SIZE_MAX. */
+static size_t order_mismatch(struct sstep_ctx *ctx, const struct chk_ev *l0,
+        const struct chk_ev *lq, size_t n, int *by_addr)
+{
+    size_t nr = 0;
+    for (size_t k = 0; k < n; ++k) nr += !(l0[k].what & EV_DEREG);
+    if (nr < 2) return SIZE_MAX;
+    uint64_t *v = malloc(4 * nr * sizeof *v);
+    if (!v) sstep_fatal(ctx, sync_name(ctx), "checked mode: out of memory");
+    size_t *pos = malloc(nr * sizeof *pos);
+    if (!pos) sstep_fatal(ctx, sync_name(ctx), "checked mode: out of memory");
+    size_t j = 0;
+    for (size_t k = 0; k < n; ++k) {
+        if (l0[k].what & EV_DEREG) continue;
+        v[j] = l0[k].size;
+        v[nr + j] = lq[k].size;
+        v[2 * nr + j] = l0[k].addr;
+        v[3 * nr + j] = lq[k].addr;
+        pos[j++] = k;
+    }
+    size_t at = SIZE_MAX;
+    for (int w = 0; w < 2 && at == SIZE_MAX; ++w) {
+        const uint64_t *a = v + 2 * w * nr, *b = a + nr;
+        size_t first = 0;
+        while (first < nr && a[first] == b[first]) ++first;
+        if (first < nr && permuted(a, b, nr, ctx)) {
+            at = pos[first];
+            *by_addr = w;
+        }
+    }
+    free(v);
+    free(pos);
+    return at;
+}
+
+static SSTEP_NORETURN void report_order(struct sstep_ctx *ctx, lpf_pid_t q, size_t k,
+        const struct chk_ev *e0, const struct chk_ev *eq, int by_addr)
+{
+    const char *what = by_addr ? "addresses" : "sizes";
+    char o[32];
+    size_t nth = 0;   /* registrations up to k */
+    for (size_t i = 0; i <= k; ++i) nth += !(e0[i].what & EV_DEREG);
+    ordinal(nth, o, sizeof o);
+    wait_for_reporter(ctx);
+    if (is_bsp(ctx))
+        sstep_fatal(ctx, sync_name(ctx), "processes called bsp_push_reg in different orders in "
+                "superstep %llu: the %s push of the superstep is variable %p (%llu bytes) at "
+                "process 0 but variable %p (%llu bytes) at process %u, the same %s in "
+                "another order (every process must push corresponding variables in the same "
+                "order; data put into one would land in the other)", sstep_user_step(ctx), o,
+                (void *)(uintptr_t)e0[k].addr, (unsigned long long)e0[k].size,
+                (void *)(uintptr_t)eq[k].addr, (unsigned long long)eq[k].size, q, what);
+    sstep_fatal(ctx, sync_name(ctx), "processes registered global slots in different orders in "
+            "superstep %llu: the %s lpf_register_global of the superstep (slot %u) is %p "
+            "(%llu bytes) at process 0 but %p (%llu bytes) at process %u, the same %s in "
+            "another order (every process must register corresponding areas in the same "
+            "order)", sstep_user_step(ctx), o, e0[k].what, (void *)(uintptr_t)e0[k].addr,
+            (unsigned long long)e0[k].size, (void *)(uintptr_t)eq[k].addr,
+            (unsigned long long)eq[k].size, q, what);
+}
+
 /* (d): every process has every process's list; compare with pid 0's */
 static void check_agreement(struct sstep_ctx *ctx)
 {
@@ -616,7 +714,15 @@ static void check_agreement(struct sstep_ctx *ctx)
         size_t n = n0 < nq ? n0 : nq, k = 0;
         while (k < n && (l0[k].what & EV_DEREG) == (lq[k].what & EV_DEREG)
                 && l0[k].what == lq[k].what) ++k;
-        if (k == n && n0 == nq) continue;
+        if (k == n && n0 == nq) {
+            int by_addr = 0;
+            size_t at = order_mismatch(ctx, l0, lq, n, &by_addr);
+            if (at != SIZE_MAX) report_order(ctx, q, at, l0, lq, by_addr);
+            continue;
+        }
+        /* BSPlib always checks the counts of pushes and pops at this very
+         * sync and returns its error code (bsplib.md §8): no abort here */
+        if (n0 != nq && is_bsp(ctx)) return;
         wait_for_reporter(ctx);
         char a[96], b[96], o[32];
         ev_text(k < n0 ? &l0[k] : NULL, a, sizeof a);
@@ -626,7 +732,7 @@ static void check_agreement(struct sstep_ctx *ctx)
                 "superstep %llu: process 0 made %zu global (de)registrations and process %u "
                 "made %zu; the %s is %s at process 0 but %s at process %u (every process must "
                 "register and deregister global slots in the same order)",
-                (unsigned long long)ctx->superstep, n0, q, nq, o, a, b, q);
+                sstep_user_step(ctx), n0, q, nq, o, a, b, q);
     }
 }
 
@@ -688,7 +794,7 @@ static void check_conflicts(struct sstep_ctx *ctx)
             sstep_fatal(ctx, sync_name(ctx), "read-write conflict in superstep %llu at process "
                     "%u: bytes [%zu, %zu) of %s are the source of %s and the destination of "
                     "%s; within one superstep no byte may be both read and written by requests",
-                    (unsigned long long)ctx->superstep, ctx->pid, off,
+                    sstep_user_step(ctx), ctx->pid, off,
                     off + (size_t)(hi - lo), where, a, b);
         }
     }
@@ -752,7 +858,7 @@ lpf_err_t sstep_chk_sync_begin(struct sstep_ctx *ctx)
                 "this process issued %zu requests and is the target of %zu (lpf_put to it, "
                 "lpf_get from it), %zu together, but the smallest capacity of the context "
                 "is %llu (process %u's); call lpf_resize_message_queue on every process and "
-                "sync first", (unsigned long long)ctx->superstep, ctx->q.nuser, in,
+                "sync first", sstep_user_step(ctx), ctx->q.nuser, in,
                 ctx->q.nuser + in, (unsigned long long)c, cq);
 
     /* (e) reads and writes of our memory */
@@ -842,12 +948,12 @@ static void report_race(struct sstep_ctx *ctx, size_t i0, size_t i1, const char 
             "the result depends on the unspecified order in which they are applied%s";
     if (x->strict)
         sstep_fatal(ctx, sync_name(ctx), fmt, "nondeterministic write",
-                (unsigned long long)ctx->superstep, off, off + (size_t)(hi - lo), where,
+                sstep_user_step(ctx), off, off + (size_t)(hi - lo), where,
                 ctx->pid, who, " (SUPERSTEP_CHECK=strict)");
     fflush(stdout);
     fprintf(stderr, "superstep: %s (process %u of %u): warning: ", sync_name(ctx), ctx->pid,
             ctx->nprocs);
-    fprintf(stderr, fmt, "nondeterministic write", (unsigned long long)ctx->superstep, off,
+    fprintf(stderr, fmt, "nondeterministic write", sstep_user_step(ctx), off,
             off + (size_t)(hi - lo), where, ctx->pid, who,
             " (SUPERSTEP_CHECK=strict makes this an error)");
     fprintf(stderr, "\n");

@@ -30,6 +30,12 @@ SSTEP_HIDDEN void sstep_chk_request(struct sstep_ctx *ctx, const char *prim, int
 SSTEP_HIDDEN void sstep_chk_remote(struct sstep_ctx *ctx, const char *prim, int kind,
         lpf_pid_t pid, uint32_t slot, size_t off, size_t size);
 
+/* the size process pid registered for a global slot, as told at the syncs
+ * (SIZE_MAX: unknown); lets layers return their bounds error where the
+ * engine cannot tell the size, instead of the abort at the call */
+SSTEP_HIDDEN size_t sstep_chk_remote_size(const struct sstep_ctx *ctx, lpf_pid_t pid,
+        uint32_t slot);
+
 /* global (de)registrations, and the use check of lpf_deregister (called
  * before the slot is freed) */
 SSTEP_HIDDEN void sstep_chk_register(struct sstep_ctx *ctx, uint32_t idx, size_t size);

@@ -190,6 +190,9 @@ struct sstep_ctx {
                                q runs pids q*rank_stride.. of rank_P (0: not one) */
     lpf_pid_t rank_P;
     unsigned fork_gen;      /* sstep_fork_gen when made: a forked child's copy differs */
+    uint64_t layer_steps;   /* syncs a layer made for itself (sstep_layer_step):
+                               messages number the user's supersteps,
+                               superstep - layer_steps, from 0 */
 };
 
 /* forks this process descends from (0 in the process that started); a
@@ -197,6 +200,12 @@ struct sstep_ctx {
  * end the child with one line (sstep_forked_use) */
 SSTEP_HIDDEN extern unsigned sstep_fork_gen;
 SSTEP_HIDDEN SSTEP_NORETURN void sstep_forked_use(struct sstep_ctx *ctx, const char *prim);
+
+/* the user's superstep number for messages (0-based) */
+static inline unsigned long long sstep_user_step(const struct sstep_ctx *ctx)
+{
+    return (unsigned long long)(ctx->superstep - ctx->layer_steps);
+}
 
 /* ------------------------------------------------------------------ */
 /* Engine interface                                                     */

@@ -144,6 +144,12 @@ lpf_err_t sstep_direct_get(lpf_t ctx, lpf_pid_t src_pid, lpf_memslot_t src_slot,
  * tell without communication (shared memory); SIZE_MAX otherwise. */
 size_t sstep_remote_size(lpf_t ctx, lpf_pid_t pid, lpf_memslot_t slot);
 
+/* The sync just completed was the layer's own (bsplib_create's, an extra
+ * sync for registrations, Python's register): superstep numbers in
+ * messages (checked mode, the watchdog) leave it out, so that they count
+ * the user's supersteps from 0. */
+void sstep_layer_step(lpf_t ctx);
+
 /* Name the primitives reported when the sync finds a bad remote range. */
 void sstep_set_names(lpf_t ctx, const char *put_name, const char *get_name);
 

@@ -76,7 +76,8 @@ static size_t list_pids(char *out, size_t cap, lpf_pid_t P, const unsigned char 
 void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
         const unsigned char *state, const uint64_t *steps, int fatal)
 {
-    const unsigned long long step = ctx ? (unsigned long long)ctx->superstep : 0;
+    const unsigned long long step = ctx ? sstep_user_step(ctx) : 0;
+    const uint64_t lsub = ctx ? ctx->layer_steps : 0;
     /* the hybrid engine's rank-level context: name the pids of each rank */
     unsigned char *xs = NULL;
     uint64_t *xp = NULL;
@@ -99,6 +100,14 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
             P = PP;
             ctx = NULL;
         }
+    }
+    /* the others' counts in the user's numbering too (layers sync together,
+     * so everyone's own syncs are ours) */
+    uint64_t *us = NULL;
+    if (steps && lsub && (us = malloc(P * sizeof *us)) != NULL) {
+        for (lpf_pid_t q = 0; q < P; ++q)
+            us[q] = steps[q] > lsub ? steps[q] - lsub : 0;
+        steps = us;
     }
     char arrived[512], missing[1024], left[256];
     list_pids(arrived, sizeof arrived, P, state, SSTEP_ARR_YES, steps);
@@ -139,6 +148,7 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
             "aborts instead)\n", ctx ? ctx->pid : 0, P, s, step, arrived, missing,
             strcmp(left, "none") ? "; left the section: " : "", strcmp(left, "none") ? left : "");
     fflush(stderr);
+    free(us);
     free(xs);
     free(xp);
 }

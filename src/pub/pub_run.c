@@ -45,6 +45,7 @@ static void run_body(lpf_t ctx, int pid, int P, pub_spmd_t spmd, void *arg)
         pub_die(NULL, "pub_exec", "out of memory (register capacity %zu)", PUB_REG_CAP0);
     if (lpf_sync(ctx, LPF_SYNC_DEFAULT) != LPF_SUCCESS)
         pub_die(NULL, "pub_exec", "could not start the run (a process failed)");
+    sstep_layer_step(ctx);
     run.core_cap = PUB_REG_CAP0;
     tbsp root;
     struct pub_obj *o = pub_obj_new(&run, "pub_exec", &root, 0, 0, 0, P, pid);

@@ -9,11 +9,13 @@
  */
 #include <lpf/core.h>
 #include <bsp.h>
+#include <lpf/bsplib.h>
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *which;
 static lpf_t saved_ctx;
@@ -72,6 +74,18 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         return;
     }
 
+    if (!strcmp(which, "bounds_all")) {
+        /* every process but 0 makes bounds's mistake: on the hybrid engine
+         * some targets share the issuer's rank and some do not; one
+         * wording either way */
+        setup(ctx, 2, p);
+        CK(lpf_register_global(ctx, x, s == 0 ? 16 : sizeof x, &xs));
+        CK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (s != 0) lpf_put(ctx, xs, 0, 0, xs, 0, 32, LPF_MSG_DEFAULT);
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
     if (!strcmp(which, "queue")) {
         /* capacity 2 everywhere; every process puts once to process 0 and
          * process 0 once to itself: it is the target of p requests */
@@ -109,6 +123,32 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
             CK(lpf_register_global(ctx, y, sizeof y, &ys));
             CK(lpf_deregister(ctx, xs));
         }
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "regswap")) {
+        /* the last process registers the same two areas in the other
+         * order: slot 0 is 64 bytes at the others, 32 bytes there */
+        setup(ctx, 4, 2);
+        if (s != p - 1) {
+            CK(lpf_register_global(ctx, x, sizeof x, &xs));
+            CK(lpf_register_global(ctx, y, sizeof y / 2, &ys));
+        } else {
+            CK(lpf_register_global(ctx, y, sizeof y / 2, &ys));
+            CK(lpf_register_global(ctx, x, sizeof x, &xs));
+        }
+        lpf_sync(ctx, LPF_SYNC_DEFAULT);
+        return;
+    }
+
+    if (!strcmp(which, "regswap_addr")) {
+        /* two shared arrays of one size, the last process registers them in
+         * the other order (threads: one address space) */
+        static uint64_t sa[4], sb[4];
+        setup(ctx, 4, 2);
+        CK(lpf_register_global(ctx, s != p - 1 ? sa : sb, sizeof sa, &xs));
+        CK(lpf_register_global(ctx, s != p - 1 ? sb : sa, sizeof sa, &ys));
         lpf_sync(ctx, LPF_SYNC_DEFAULT);
         return;
     }
@@ -151,6 +191,49 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
         return;
     }
 
+    if (!strcmp(which, "bsplib_oob")) {
+        /* a put and a get past the end of the last process's registration:
+         * the specified error return, with or without checked mode, wherever
+         * the target runs (another MPI rank on the hybrid engine) */
+        bsplib_t b;
+        CK(bsplib_create(ctx, s, p, 1, 0, &b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_push_reg(b, y, sizeof y) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_sync(b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        int e1 = bsplib_put(b, p - 1, x, y, 0, 2 * sizeof y);
+        int e2 = bsplib_get(b, p - 1, y, sizeof y - 4, x, 8);
+        int e3 = bsplib_hpput(b, p - 1, x, y, 8, sizeof y);
+        CK(bsplib_sync(b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_pop_reg(b, y) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_sync(b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        CK(bsplib_destroy(b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        if (s == 0)
+            printf("result put=%s get=%s hpput=%s\n",
+                    e1 == BSPLIB_ERR_MEMORY_ACCESS_OUT_OF_RANGE ? "out-of-range" : "other",
+                    e2 == BSPLIB_ERR_MEMORY_ACCESS_OUT_OF_RANGE ? "out-of-range" : "other",
+                    e3 == BSPLIB_ERR_MEMORY_ACCESS_OUT_OF_RANGE ? "out-of-range" : "other");
+        return;
+    }
+
+    if (!strcmp(which, "bsplib_push_one")) {
+        /* only process 0 pushes a registration: bsplib_sync returns an
+         * error code on every process (no abort, checked or not) */
+        bsplib_t b;
+        CK(bsplib_create(ctx, s, p, 1, 0, &b) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        if (s == 0) CK(bsplib_push_reg(b, y, sizeof y) == BSPLIB_SUCCESS ? LPF_SUCCESS : LPF_ERR_FATAL);
+        int e = bsplib_sync(b);
+        (void)bsplib_destroy(b);
+        if (s == 0) printf("result sync=%s\n", e == BSPLIB_SUCCESS ? "success" : "error");
+        return;
+    }
+
+    if (!strcmp(which, "allbad")) {
+        /* every process makes the same mistake at once: one line per
+         * process at most, exit status 6 (one thread per rank ends it) */
+        setup(ctx, 1, 1);
+        lpf_put(ctx, LPF_INVALID_MEMSLOT, 0, p + 7, LPF_INVALID_MEMSLOT, 0, 8, LPF_MSG_DEFAULT);
+        return;
+    }
+
     if (!strcmp(which, "deadctx")) {
         setup(ctx, 1, 1);
         return;   /* main uses saved_ctx after lpf_exec */
@@ -184,6 +267,32 @@ static void bsp_spmd(void)
         if (s == 0) printf("result %llu\n", (unsigned long long)sum);
     } else if (!strcmp(which, "bsp_race")) {
         bsp_put(0, gx, gy, 0, 2 * sizeof(uint64_t));
+        bsp_sync();
+    } else if (!strcmp(which, "bsp_pushswap")) {
+        /* the last process pushes two variables in the other order */
+        uint64_t gz[4] = { 0, 0, 0, 0 };
+        if (s != p - 1) {
+            bsp_push_reg(gx, sizeof gx);
+            bsp_push_reg(gz, sizeof gz);
+        } else {
+            bsp_push_reg(gz, sizeof gz);
+            bsp_push_reg(gx, sizeof gx);
+        }
+        bsp_sync();
+        bsp_pop_reg(gz);
+        bsp_pop_reg(gx);
+        bsp_sync();
+    } else if (!strcmp(which, "bsp_stall")) {
+        /* process 1 never reaches the third user sync: the watchdog's
+         * line numbers the user's supersteps (2), as checked mode does */
+        bsp_sync();
+        if (s == 1) for (;;) sleep(1);
+        bsp_sync();
+    } else if (!strcmp(which, "bsp_stall_rank")) {
+        /* the upper half never reaches the third user sync (on the hybrid
+         * engine at 2 x 2: all of rank 1; the rank-level report) */
+        bsp_sync();
+        if (s >= p / 2) for (;;) sleep(1);
         bsp_sync();
     } else if (!strcmp(which, "bsp_hpmod")) {
         bsp_hpput((s + 1) % p, gx, gy, 0, sizeof gx);

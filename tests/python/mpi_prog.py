@@ -1,5 +1,6 @@
-"""Run by test_mpi.py as: bsprun --engine mpi -n N python3 mpi_prog.py MODE.
-Every rank runs this script; superstep.run spans the ranks."""
+"""Run by test_mpi.py as: bsprun --engine mpi -n N python3 mpi_prog.py MODE
+(or --engine hybrid -n N -t T). Every rank runs this script; superstep.run
+spans the ranks (and their threads)."""
 import sys
 import numpy as np
 import superstep
@@ -9,7 +10,7 @@ mode = sys.argv[1]
 
 def checks(ctx):
     p, s = ctx.nprocs, ctx.pid
-    assert superstep.engine() == "mpi"
+    assert superstep.engine() in ("mpi", "hybrid")
     dst = np.zeros(p, dtype=np.int64)
     with ctx.register(dst) as slot:
         for q in range(p):

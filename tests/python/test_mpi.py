@@ -79,3 +79,29 @@ def test_mpi_checked_mode_report_is_a_bsp_error_in_python_terms():
     assert r.returncode != 0 and "NOT REACHED" not in r.stdout
     assert "BSPError: ctx.put (process 1 of 2): checked mode: the source of a ctx.put " \
            "(float64 array of shape (4,), 4 elements)" in r.stderr, r.stderr
+def hybridrun(n, t, mode, timeout=120):
+    env = dict(os.environ)
+    env.pop("SUPERSTEP_ENGINE", None)
+    env["SUPERSTEP_SYNC_TIMEOUT"] = "60"
+    cmd = [BSPRUN, "--engine", "hybrid", "-n", str(n), "-t", str(t), sys.executable,
+           os.path.join(HERE, "mpi_prog.py"), mode]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.mark.parametrize("n,t", [(2, 2), (2, 1), (4, 2), (6, 3)])
+def test_hybrid_every_call(n, t):
+    """bsprun --engine hybrid: every rank runs the script, run() spans the
+    threads of every rank (pids rank-major); each rank gets its first
+    thread's result"""
+    r = hybridrun(n, t, "ok")
+    assert r.returncode == 0, r.stdout + r.stderr
+    R = n // t
+    for rank in range(R):
+        assert "OK rank %d of %d: 'ok' %d" % (rank, R, rank * t * 10) in r.stdout, r.stdout
+
+
+def test_hybrid_exception_ends_the_job():
+    r = hybridrun(4, 2, "raise")
+    assert r.returncode != 0
+    assert "NOT REACHED" not in r.stdout
+    assert "ValueError: boom on one rank" in r.stderr

@@ -554,8 +554,37 @@ def test_app_spmv_and_pagerank():
         apps.pagerank(A)
 
 
-def test_hybrid_engine_is_refused_clearly(monkeypatch):
-    # the package runs on threads and MPI ranks; on the hybrid engine it says so
+def test_engine_names_hybrid(monkeypatch):
+    # runs on the hybrid engine are in test_mpi.py (through bsprun)
     monkeypatch.setenv("SUPERSTEP_ENGINE", "hybrid")
-    with pytest.raises(superstep.SuperstepError, match="hybrid"):
-        superstep.run(lambda ctx: ctx.pid, p=2)
+    assert superstep.engine() == "hybrid"
+
+
+# ------------------------------------------------ superstep numbers in messages
+
+def test_checked_mode_numbers_the_users_supersteps(tmp_path):
+    """Checked mode's messages count the program's supersteps from 0: the
+    package's own syncs (set-up, register) are left out. A read-write
+    conflict in the superstep after one ctx.sync is "in superstep 1"."""
+    import os
+    import subprocess
+    import sys
+    prog = tmp_path / "conflict.py"
+    prog.write_text(
+        "import numpy as np, superstep\n"
+        "def spmd(ctx):\n"
+        "    a = np.zeros(4)\n"
+        "    slot = ctx.register(a)\n"
+        "    ctx.sync()\n"
+        "    if ctx.pid == 1:\n"
+        "        ctx.put(np.ones(2), 0, slot, 0)\n"
+        "    if ctx.pid == 0:\n"
+        "        ctx.put(a[:2].copy(), 1, slot, 0)\n"
+        "        ctx.get(1, slot, 0, a[0:2])\n"
+        "    ctx.sync()\n"
+        "superstep.run(spmd, p=2)\n")
+    env = dict(os.environ, SUPERSTEP_CHECK="1")
+    r = subprocess.run([sys.executable, str(prog)], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 6, r.stderr
+    assert re.search(r"in superstep 1[: ]", r.stderr), r.stderr

@@ -569,9 +569,36 @@ static size_t hy_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot
     return sstep_mpi_engine.remote_size(rk->rank, pid / rk->T, slot * rk->T + pid % rk->T);
 }
 
+/* Exactly one thread of this process ends it: MPI_Abort (like any MPI
+ * call at MPI_THREAD_SERIALIZED) must not run in two threads at once, and
+ * two threads that find an error at the same moment both get here. The
+ * others wait to be ended with the process (their line is printed). */
 static void hy_abort(struct sstep_ctx *ctx, int status)
 {
+    static _Atomic int ending;
+    if (atomic_exchange(&ending, 1)) {
+        for (;;) pause();
+    }
     sstep_mpi_engine.abort(ctx, status);
+}
+
+/* PUB's range and oblivious syncs (E1/E2) are not implemented for sections
+ * of several ranks of several threads (one rank runs as a pthread section,
+ * one thread per rank as an MPI section: both have them). One line per
+ * rank, then the job ends (status 6) instead of a vague failure at the
+ * layer above. */
+static lpf_err_t hy_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
+{
+    (void)lo; (void)n; (void)stamp; (void)kind; (void)expect; (void)info;
+    static _Atomic int said;
+    if (!atomic_exchange(&said, 1))
+        sstep_fatal(ctx, "bsp_sync / bsp_oblsync", "PUB's subset and "
+                "oblivious syncs are not available on the hybrid engine with several ranks "
+                "of several threads; run PUB programs with one thread per rank (-t 1), on "
+                "one rank, or with --engine pthread or --engine mpi");
+    hy_abort(ctx, 6);
+    return LPF_ERR_FATAL;
 }
 
 static lpf_pid_t hy_machine_p(void)
@@ -591,6 +618,6 @@ const struct sstep_engine sstep_hybrid_engine = {
     .sync = hy_sync,
     .direct_get = hy_direct_get,
     .remote_size = hy_remote_size,
-    .sync_range = NULL,
+    .sync_range = hy_sync_range,
     .abort = hy_abort,
 };

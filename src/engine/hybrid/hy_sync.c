@@ -30,6 +30,7 @@
 #include "hybrid_internal.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -350,7 +351,16 @@ static int hy_mirror(struct hy_rank *rk)
         struct sstep_slot_table *tb = &rk->th[t].ctx->globals;
         struct sstep_slot_array *a = sstep_slots(tb);
         uint32_t hi = tb->fresh < a->size ? tb->fresh : a->size;
-        for (uint32_t k = 0; k < hi; ++k) m->e[(size_t)k * rk->T + t] = a->e[k];
+        const uint64_t now = rk->th[t].ctx->superstep;
+        for (uint32_t k = 0; k < hi; ++k) {
+            struct sstep_slot *e = &m->e[(size_t)k * rk->T + t];
+            *e = a->e[k];
+            /* the rank-level context counts its own syncs (checked mode's
+             * internal supersteps too): a registration of this superstep
+             * becomes active with the rank-level sync that follows, so that
+             * the MPI engine announces it (remote sizes known everywhere) */
+            e->active_from = e->active_from > now ? rk->rank->superstep + 1 : 0;
+        }
     }
     struct sstep_slot_table *rt = &rk->rank->globals;
     struct sstep_slot_array *old = atomic_exchange_explicit(&rt->arr, m, memory_order_acq_rel);
@@ -359,13 +369,21 @@ static int hy_mirror(struct hy_rank *rk)
     return 0;
 }
 
+/* A bad range at a process of another rank, found here: the line the
+ * owner prints for a bad range inside a rank (sstep_remote_range_error),
+ * so that one mistake reads the same wherever its target runs. */
 static SSTEP_NORETURN SSTEP_NOINLINE void range_error_remote(const struct sstep_ctx *c, int kind,
         lpf_pid_t owner, const struct sstep_req *r, size_t have)
 {
     const char *name = kind == SSTEP_PUT ? (c->put_name ? c->put_name : "lpf_put")
                                          : (c->get_name ? c->get_name : "lpf_get");
-    sstep_fatal((struct sstep_ctx *)c, name, "offset %zu + size %zu exceeds the %zu bytes that "
-            "process %u registered in global slot %u", r->off, r->size, have, owner, r->slot);
+    fflush(stdout);
+    fprintf(stderr, "superstep: %s (process %u of %u): request issued by process %u: offset "
+            "%zu + size %zu exceeds the %zu bytes that process %u registered in global slot "
+            "%u\n", name, owner, c->nprocs, c->pid, r->off, r->size, have, owner, r->slot);
+    fflush(stderr);
+    c->engine->abort((struct sstep_ctx *)c, 6);
+    _exit(6);
 }
 
 struct hy_msghdr {
@@ -435,6 +453,11 @@ static lpf_err_t hy_between_ranks(struct hy_rank *rk, uint64_t check, struct sst
         }
     }
     R->pending_globals = (size_t)regs;
+    /* the rank-level context's messages (the MPI engine's watchdog) number
+     * the user's supersteps, as the threads' do */
+    const struct sstep_ctx *c0 = rk->th[0].ctx;
+    const uint64_t us = c0->superstep - c0->layer_steps;
+    R->layer_steps = R->superstep > us ? R->superstep - us : 0;
     struct sstep_sync_info ri;
     memset(&ri, 0, sizeof ri);
     ri.check = check;
