@@ -31,6 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef SSTEP_DOC_DIR
+#define SSTEP_DOC_DIR "docs"
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -39,7 +43,21 @@ static void usage(FILE *f)
         "       bspprof --machine PARAMS_FILE [--run ID] DIR\n"
         "Re-makes the summary, trace.json and report.html of a run profiled with\n"
         "SUPERSTEP_PROFILE=DIR (or bsprun --profile DIR), or predicts its run time on\n"
-        "another machine from the recorded h-relations and work. See docs/profiler.md.\n");
+        "another machine from the recorded h-relations and work.\n"
+        "\n"
+        "  --run ID            the run to read (default: the newest in DIR)\n"
+        "  --out DIR2          write the files there instead of DIR\n"
+        "  --predict g=G,l=L[,r=R]\n"
+        "                      a machine with G seconds per byte, L seconds per\n"
+        "                      superstep and R flop/s (without r, or without an r\n"
+        "                      in the record, computation times are kept)\n"
+        "  --machine FILE      a parameter file saved by 'bspprobe --save' on the\n"
+        "                      other machine (g and l by message size and p; r from\n"
+        "                      its '# r ENGINE P FLOPS' line)\n"
+        "  -q, --quiet         do not print the summary\n"
+        "  -h, --help          this text\n"
+        "\n"
+        "How to read the report: %s/profiler.md\n", SSTEP_DOC_DIR);
 }
 
 static int parse_predict(const char *s, struct pf_machine *M)
