@@ -431,6 +431,7 @@ int main(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     res.cores = cores > 0 ? (unsigned)cores : 0;
     res.llc_bytes = llc;
+    if (o.test_bad_fit) pm_test_bad_fit(&res);
     pm_analyse(&res, o.cfg.quick ? 200 : 1000);
     /* with the JSON on stdout, everything else goes to stderr */
     FILE *txt = strcmp(o.json_path, "-") ? stdout : stderr;
@@ -474,8 +475,16 @@ int main(int argc, char **argv)
             path[0] = '\0';
             status = 1;
         }
+        struct pm_fit_check chk;
+        pm_check_fits(&res, &chk);
         if (path[0] && res.nrows == 0) {
             fprintf(stderr, "bspprobe: --save: no g and l to save (the LPF-way part did not run)\n");
+            status = 1;
+        } else if (path[0] && chk.refuse && !o.force_save) {
+            fprintf(stderr, "bspprobe: --save: not saved to %s: %d of the fits are not physical or "
+                    "miss the measurements (see WARNING above); --force-save saves them anyway\n",
+                    path, chk.refuse);
+            pm_fit_advice(stderr, &res);
             status = 1;
         } else if (path[0]) {
             char comment[240];

@@ -240,7 +240,10 @@ void pm_usage(FILE *f)
 "                      else 2; more than the cores needs LPF_MAX_PROCS)\n"
 "  --quick             a few seconds: small sizes, few samples (tests, CI)\n"
 "  --save[=PATH]       save g and l where lpf_probe finds them (default\n"
-"                      $SUPERSTEP_PARAMS, else ~/.superstep/params.txt)\n"
+"                      $SUPERSTEP_PARAMS, else ~/.superstep/params.txt);\n"
+"                      refused when g or l is not positive or g*h + l misses\n"
+"                      a measured point by more than a factor of 2\n"
+"  --force-save        --save, even figures the checks refuse\n"
 "  --out DIR           output directory (default bspprobe-out): probe.json,\n"
 "                      probe.dat, probe.gp, probe.svg, probe.png\n"
 "  --json PATH         JSON file (default DIR/probe.json; '-' for stdout)\n"
@@ -286,6 +289,8 @@ int pm_parse_options(struct pm_options *o, int argc, char **argv, char *err, siz
         if (!strcmp(name, "-h") || !strcmp(name, "--help")) { o->help = 1; continue; }
         if (!strcmp(name, "--quick")) { quick_seen = 1; continue; }
         if (!strcmp(name, "--no-plot")) { o->plot = 0; continue; }
+        if (!strcmp(name, "--force-save")) { o->save = o->force_save = 1; continue; }
+        if (!strcmp(name, "--test-bad-fit")) { o->test_bad_fit = 1; continue; }
         if (!strcmp(name, "--save")) {
             o->save = 1;
             if (val) {
@@ -975,6 +980,7 @@ void pm_analyse(struct pm_results *res, unsigned boot)
         /* the row lpf_probe will return */
         double gs = L->g.est;
         if (!(gs > 0) || !isfinite(gs)) gs = L->slope.g;
+        L->fit_factor = NAN;
         if (gs > 0 && isfinite(gs) && L->l.est > 0 && isfinite(L->l.est)) {
             struct sstep_param_row *r = &res->rows[res->nrows++];
             snprintf(r->engine, sizeof r->engine, "%s", res->engine);
@@ -982,6 +988,13 @@ void pm_analyse(struct pm_results *res, unsigned boot)
             r->m = L->w;
             r->g = gs;
             r->l = L->l.est;
+            /* how far the row misses the series' own points */
+            for (size_t i = 0; i < se->npts; ++i) {
+                const struct pm_point *pt = &se->pt[i];
+                if (!(pt->x >= 2 * P) || !(pt->est > 0)) continue;
+                double q = pt->est / (gs * pt->h + L->l.est);
+                if (!(q <= L->fit_factor)) L->fit_factor = q;
+            }
         }
     }
 
@@ -1103,6 +1116,87 @@ void pm_analyse(struct pm_results *res, unsigned boot)
     free(buf);
     free(bv);
     free(bv2);
+}
+
+/* ------------------------------------------------------------------ */
+/* Whether the fit may be saved                                         */
+/* ------------------------------------------------------------------ */
+
+static const char *fmt_bytes(char *b, size_t len, double x);
+
+static void check_line(struct pm_fit_check *c, const char *fmt, ...)
+{
+    size_t n = strlen(c->text);
+    if (n + 1 >= sizeof c->text) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->text + n, sizeof c->text - n, fmt, ap);
+    va_end(ap);
+    n = strlen(c->text);
+    if (n + 1 < sizeof c->text) { c->text[n] = '\n'; c->text[n + 1] = '\0'; }
+}
+
+void pm_check_fits(const struct pm_results *res, struct pm_fit_check *c)
+{
+    memset(c, 0, sizeof *c);
+    char b[32];
+    for (int k = 0; k < res->nlpf; ++k) {
+        const struct pm_lpf_result *L = &res->lpf[k];
+        if (!(L->g.est > 0) || !(L->l.est > 0) || !isfinite(L->g.est) || !isfinite(L->l.est)) {
+            c->refuse++;
+            check_line(c, "LPF way, %s words: g = %.4g ns/B, l = %.4g us: not physical "
+                    "(both must be positive)", fmt_bytes(b, sizeof b, L->w), L->g.est * 1e9, L->l.est * 1e6);
+        } else if (!(L->g.lo > 0) || L->g.hi > PM_G_SPREAD_MAX * L->g.lo) {
+            c->refuse++;
+            if (!(L->g.lo > 0))
+                check_line(c, "LPF way, %s words: g = %.4g ns/B is uncertain: its 95%% interval "
+                        "[%.4g, %.4g] reaches zero", fmt_bytes(b, sizeof b, L->w),
+                        L->g.est * 1e9, L->g.lo * 1e9, L->g.hi * 1e9);
+            else
+                check_line(c, "LPF way, %s words: g = %.4g ns/B is uncertain: its 95%% interval "
+                        "[%.4g, %.4g] spans more than a factor of %g", fmt_bytes(b, sizeof b, L->w),
+                        L->g.est * 1e9, L->g.lo * 1e9, L->g.hi * 1e9, PM_G_SPREAD_MAX);
+        } else if (L->fit_factor > PM_FIT_FACTOR_MAX) {
+            c->refuse++;
+            check_line(c, "LPF way, %s words: a measured point is %.1f times g*h + l "
+                    "(more than %g)", fmt_bytes(b, sizeof b, L->w), L->fit_factor, PM_FIT_FACTOR_MAX);
+        }
+    }
+    if (isfinite(res->bsp_g.est) && (res->bsp_g.est < 0 || res->bsp_l.est < 0)) {
+        c->warn++;
+        check_line(c, "bspbench way: g = %.4g ns/word, l = %.4g us: not physical (negative)",
+                res->bsp_g.est * 1e9, res->bsp_l.est * 1e6);
+    }
+    for (int pat = 0; pat < PAT_COUNT; ++pat) {
+        const struct pm_pattern_result *R = &res->pat[pat];
+        if (!isfinite(R->fit.g) || (R->fit.g >= 0 && R->fit.l >= 0)) continue;
+        c->warn++;
+        check_line(c, "pattern %s: its own fit has g = %.4g ns/B, l = %.4g us: not physical "
+                "(negative; fit err %.0f%%)", pm_pattern_name(pat), R->fit.g * 1e9, R->fit.l * 1e6,
+                100 * R->fit_err);
+    }
+}
+
+void pm_fit_advice(FILE *f, const struct pm_results *res)
+{
+    fprintf(f, "  For better figures: more samples (--samples, --key-samples and --budget 0%s),\n"
+               "  and a quieter machine (no other programs running",
+            res->cfg.quick ? ", and no --quick" : "");
+    if (isfinite(res->others_cpu))
+        fprintf(f, "; others used %.0f%% of the CPU time during this run", 100 * res->others_cpu);
+    fprintf(f, ").\n");
+}
+
+void pm_test_bad_fit(struct pm_results *res)
+{
+    struct pm_series *se = pm_find_series(res, PM_LPF, -1, 8);
+    if (!se || !se->npts) return;
+    /* the largest volume as fast as the empty superstep: T(nmax) < T(2p) */
+    const struct pm_point *z = point_at(se, 0);
+    double t0 = z && z->n && isfinite(z->t[0]) ? z->t[0] : 1e-6;
+    struct pm_point *far = &se->pt[0];
+    for (size_t i = 1; i < se->npts; ++i) if (se->pt[i].x > far->x) far = &se->pt[i];
+    for (size_t k = 0; k < far->n; ++k) far->t[k] = 0.5 * t0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1299,6 +1393,19 @@ void pm_print_summary(FILE *f, const struct pm_results *res)
         for (size_t i = 0; i < res->nrows; ++i)
             fprintf(f, "  msg >= %-8s g = %.4f ns/B  l = %s\n", fmt_bytes(a, sizeof a, res->rows[i].m),
                     res->rows[i].g * 1e9, fmt_time(b, sizeof b, res->rows[i].l));
+    }
+    struct pm_fit_check chk;
+    pm_check_fits(res, &chk);
+    if (chk.refuse || chk.warn) {
+        fprintf(f, "\nWARNING: %s\n", chk.refuse ? "these figures are not fit to save (--save refuses them):"
+                                               : "some fits are not physical:");
+        for (const char *l = chk.text; *l;) {
+            const char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            fprintf(f, "  %.*s\n", (int)n, l);
+            l += n + (e ? 1 : 0);
+        }
+        pm_fit_advice(f, res);
     }
 }
 
