@@ -5,10 +5,10 @@
  * it runs on any engine: the pthread engine by default, the MPI engine with
  * SUPERSTEP_ENGINE=mpi under mpirun / bsprun.
  *
- * This file only times things: it runs the plan of probe_model.c (every
+ * This file only times things: it runs the plan of probe_model.h (every
  * process builds the same plan from the configuration process 0 broadcasts,
  * and takes the samples in the same random order) and fills in the samples;
- * probe_model.c does all statistics and output. See docs/probe.md.
+ * the probe_*.c files do all statistics and output. See docs/probe.md.
  */
 #define _GNU_SOURCE
 #include <lpf/core.h>
