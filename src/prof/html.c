@@ -291,8 +291,14 @@ int pf_html(FILE *f, const struct pf_run *R)
     html_esc(f, R->run);
     fprintf(f, "</code> in <code>");
     html_esc(f, R->dir);
-    fprintf(f, "</code>: %zu section(s), %s in top-level sections. How to read this: docs/profiler.md.</p>\n",
+    char doc[4096];
+    pf_doc_dir(doc, sizeof doc, 1);
+    fprintf(f, "</code>: %zu section(s), %s in top-level sections. How to read this: <a href='file://",
             R->nsec, pf_fmt_time(a, sizeof a, R->total));
+    html_esc(f, doc);
+    fprintf(f, "/profiler.md'>");
+    html_esc(f, doc);
+    fprintf(f, "/profiler.md</a>.</p>\n");
     fprintf(f, "<table><tr><th>section</th><th>processes</th><th>supersteps</th><th>time</th><th>computation</th>"
             "<th>communication</th><th>waiting</th><th>predicted</th></tr>\n");
     for (size_t i = 0; i < R->nsec; ++i) {

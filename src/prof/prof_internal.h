@@ -23,4 +23,10 @@ SSTEP_PROF_API int pf_cmp_double(const void *a, const void *b);
 /* the layer (user, bsplib, pub, coll) of a recorded sync */
 SSTEP_PROF_API const char *pf_step_layer(const struct pf_part *p, const struct pf_step *s);
 
+/* The directory of the docs (profiler.md, ...): installed next to the
+ * program or library this code is in (PREFIX/share/doc/superstep); else,
+ * with source != 0, the source tree's docs/ (a build tree); else where
+ * `cmake --install` puts them. */
+SSTEP_PROF_API const char *pf_doc_dir(char *buf, size_t len, int source);
+
 #endif

@@ -3,8 +3,10 @@
 #   bspprobe, bspprof, bsprun, bspcc, bspc++: --help prints their options;
 #   a short real use of each: bspcc builds a BSPlib hello, bsprun runs it
 #   with a profile, bspprof re-makes the profile's report, bspprobe --quick
-#   measures a tiny LPF-way series.
-# Inputs: BUILD_DIR, WORK, HELLO_C.
+#   measures a tiny LPF-way series;
+#   the docs are installed under share/doc/superstep, and the report and
+#   bspprof --help point there; the man pages (where MAN_PAGES is ON).
+# Inputs: BUILD_DIR, WORK, HELLO_C, MAN_PAGES.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 include(${CMAKE_CURRENT_LIST_DIR}/wrapper_checks.cmake)
@@ -56,6 +58,22 @@ function(check_prefix prefix tag)
   if(NOT EXISTS ${out}/probe/probe.json)
     message(FATAL_ERROR "bspprobe (${tag}) wrote no probe.json")
   endif()
+  if(MAN_PAGES)
+    foreach(t ${tools})
+      if(NOT EXISTS ${prefix}/share/man/man1/${t}.1)
+        message(FATAL_ERROR "no man page ${prefix}/share/man/man1/${t}.1")
+      endif()
+    endforeach()
+  endif()
+  if(NOT EXISTS ${prefix}/share/doc/superstep/profiler.md)
+    message(FATAL_ERROR "the docs are not installed under ${prefix}/share/doc/superstep")
+  endif()
+  # the report and bspprof --help point to the installed docs
+  file(REAL_PATH ${prefix}/share/doc/superstep docdir)
+  file(READ ${out}/prof/report.html html)
+  expect_in("${html}" "${docdir}/profiler.md" "report.html's link to the docs (${tag})")
+  run(${prefix}/bin/bspprof --help)
+  expect_in("${LAST_OUTPUT}" "${docdir}/profiler.md" "bspprof --help (${tag})")
   message("installed tools (${tag}): ok")
 endfunction()
 

@@ -109,7 +109,7 @@ static int parse_parts(const char *s, unsigned *out)
 void pm_usage(FILE *f)
 {
     fprintf(f,
-"usage: bspprobe [options]\n"
+"Usage: bspprobe [options]\n"
 "Measures this machine's BSP parameters r, g, l on the engine the library\n"
 "runs (pthread by default; 'bsprun -n P --engine mpi bspprobe', or\n"
 "SUPERSTEP_ENGINE=mpi under mpirun, for the MPI engine) and checks that\n"
@@ -122,7 +122,7 @@ void pm_usage(FILE *f)
 "                      $SUPERSTEP_PARAMS, else ~/.superstep/params.txt);\n"
 "                      refused when g or l is not positive or g*h + l misses\n"
 "                      a measured point by more than a factor of 2\n"
-"  --force-save        --save, even figures the checks refuse\n"
+"  --force-save        like --save, but saves figures the checks refuse too\n"
 "  --out DIR           output directory (default bspprobe-out): probe.json,\n"
 "                      probe.dat, probe.gp, probe.svg, probe.png\n"
 "  --json PATH         JSON file (default DIR/probe.json; '-' for stdout)\n"

@@ -25,20 +25,17 @@
  *   -h, --help          this text
  */
 #define _GNU_SOURCE
-#include "prof.h"
+#include "prof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef SSTEP_DOC_DIR
-#define SSTEP_DOC_DIR "docs"
-#endif
-
 static void usage(FILE *f)
 {
+    char doc[4096];
     fprintf(f,
-        "usage: bspprof [--run ID] [--out DIR2] [-q] DIR\n"
+        "Usage: bspprof [--run ID] [--out DIR2] [-q] DIR\n"
         "       bspprof --predict g=SEC_PER_BYTE,l=SEC[,r=FLOPS] [--run ID] DIR\n"
         "       bspprof --machine PARAMS_FILE [--run ID] DIR\n"
         "Re-makes the summary, trace.json and report.html of a run profiled with\n"
@@ -57,7 +54,7 @@ static void usage(FILE *f)
         "  -q, --quiet         do not print the summary\n"
         "  -h, --help          this text\n"
         "\n"
-        "How to read the report: %s/profiler.md\n", SSTEP_DOC_DIR);
+        "How to read the report: %s/profiler.md\n", pf_doc_dir(doc, sizeof doc, 0));
 }
 
 static int parse_predict(const char *s, struct pf_machine *M)
