@@ -114,11 +114,20 @@ static int parse_part(const char *path, struct pf_part *p, char *err, size_t err
             if (!n) { ok = 0; break; }
             p->sites = n;
             struct pf_site *s = &p->sites[p->nsites];
+            memset(s, 0, sizeof *s);
             unsigned idx;
             int pos = 0;
             if (sscanf(line + 5, "%u %d %15s %n", &idx, &s->origin, s->layer, &pos) < 3) continue;
             snprintf(s->name, sizeof s->name, "%s", pos ? line + 5 + pos : "?");
             p->nsites++;
+        } else if (!strncmp(line, "where ", 6)) {
+            unsigned idx;
+            unsigned long long va;
+            int pos = 0;
+            if (sscanf(line + 6, "%u %llx %n", &idx, &va, &pos) >= 2 && pos && idx < p->nsites) {
+                p->sites[idx].vaddr = va;
+                snprintf(p->sites[idx].obj, sizeof p->sites[idx].obj, "%s", line + 6 + pos);
+            }
         } else if (!strncmp(line, "run ", 4)) {
         } else if (!strncmp(line, "section ", 8)) {
             snprintf(p->key, sizeof p->key, "%s", line + 8);
@@ -294,6 +303,10 @@ static int analyze_section(struct pf_section *S)
         int best = 0;
         for (int j = 1; j < 4; ++j)
             if (c[j] > c[best]) best = j;
+        /* imbalance wins a near tie with computation: at p = 2, one process
+         * doing all the work (imbalance 2.00) splits the time evenly between
+         * the two, and balancing is what helps */
+        if (best == 0 && c[1] > 0 && c[1] >= PF_IMBALANCE_TIE * c[0]) best = 1;
         x->cause = names[best];
         /* an exchange far above the model: not the h-relation's fault */
         if (best >= 2 && exch > 4 * x->pred_comm) x->cause = "slow sync";
@@ -394,6 +407,7 @@ int pf_load(struct pf_run *R, const char *dir, const char *run, char *err, size_
             p->start = ((double)p->start_real - (double)ref->start_real) * 1e-9;
         p->end = p->start + (double)p->end_ns * 1e-9;
     }
+    pf_resolve_sites(R);
     /* sections */
     for (size_t i = 0; i < R->nparts;) {
         size_t j = i;

@@ -23,6 +23,11 @@ SSTEP_PROF_API int pf_cmp_double(const void *a, const void *b);
 /* the layer (user, bsplib, pub, coll) of a recorded sync */
 SSTEP_PROF_API const char *pf_step_layer(const struct pf_part *p, const struct pf_step *s);
 
+/* The source lines of the recorded sync calls: addr2line (or the program
+ * $SUPERSTEP_PROFILE_ADDR2LINE names; empty: none) on each object, once;
+ * sites it cannot resolve keep their symbol+offset. */
+SSTEP_PROF_API void pf_resolve_sites(struct pf_run *R);
+
 /* The directory of the docs (profiler.md, ...): installed next to the
  * program or library this code is in (PREFIX/share/doc/superstep); else,
  * with source != 0, the source tree's docs/ (a build tree); else where

@@ -106,15 +106,18 @@ static void section_summary(FILE *f, const struct pf_section *S)
     size_t idx[10];
     size_t n = pf_top_steps(S, idx, 10);
     fprintf(f, "  the %zu most expensive supersteps:\n", n);
-    fprintf(f, "    %7s %-7s %11s %11s %7s %11s %11s %11s  %s\n", "step", "layer", "time", "comp max",
-            "imbal", "exchange", "h", "g*h+l", "cause");
+    fprintf(f, "    %7s %-7s %11s %11s %7s %11s %11s %11s  %-13s %s\n", "step", "layer", "time", "comp max",
+            "imbal", "exchange", "h", "g*h+l", "cause", "ended by the sync at");
     for (size_t i = 0; i < n; ++i) {
         const struct pf_sstep *x = &S->st[idx[i]];
+        const struct pf_step *t = &r->steps[idx[i]];
+        char where[600] = "?";
+        if (t->site >= 0) pf_where(&r->sites[t->site], where, sizeof where);
         double exch = x->time - x->comp_max;
-        fprintf(f, "    %7zu %-7s %11s %11s %7.2f %11s %11s %11s  %s\n", idx[i], x->layer,
+        fprintf(f, "    %7zu %-7s %11s %11s %7.2f %11s %11s %11s  %-13s %s\n", idx[i], x->layer,
                 pf_fmt_time(a, sizeof a, x->time), pf_fmt_time(b, sizeof b, x->comp_max), x->imbalance,
                 pf_fmt_time(c, sizeof c, exch > 0 ? exch : 0), pf_fmt_bytes(d, sizeof d, (double)x->h),
-                pf_fmt_time(e, sizeof e, x->pred_comm), x->cause);
+                pf_fmt_time(e, sizeof e, x->pred_comm), x->cause, where);
     }
     /* imbalance per superstep, in brief (the report draws all of it) */
     double *v = malloc(S->nsteps * sizeof *v);
