@@ -269,7 +269,7 @@ static SSTEP_NOINLINE int grow(void **p, size_t *cap, size_t elem, size_t need)
     return 0;
 }
 
-__thread const void *sstep_prof_caller;
+SSTEP_HIDDEN __thread const void *sstep_prof_caller;   /* sstep_ext.h */
 
 static unsigned site_index(struct sstep_prof *pf, int origin, const void *site, const void *caller)
 {

@@ -96,7 +96,7 @@ lpf_err_t sstep_sync_ext(lpf_t ctx, struct sstep_sync_info *info);
  * notes where the program called it before, and forgets it after, so that
  * the report names that line of the program rather than the layer's own
  * calls of sstep_sync_ext. */
-extern __thread const void *sstep_prof_caller;
+extern __thread const void *sstep_prof_caller __attribute__((visibility("hidden")));
 #define SSTEP_PROF_NOTE_CALLER() (sstep_prof_caller = __builtin_return_address(0))
 #define SSTEP_PROF_CALLER_DONE() (sstep_prof_caller = NULL)
 

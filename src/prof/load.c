@@ -346,7 +346,7 @@ void pf_free(struct pf_run *R)
     memset(R, 0, sizeof *R);
 }
 
-int pf_load(struct pf_run *R, const char *dir, const char *run, char *err, size_t errlen)
+int pf_load_parts(struct pf_run *R, const char *dir, const char *run, int resolve, char *err, size_t errlen)
 {
     memset(R, 0, sizeof *R);
     snprintf(R->dir, sizeof R->dir, "%s", dir);
@@ -407,7 +407,7 @@ int pf_load(struct pf_run *R, const char *dir, const char *run, char *err, size_
             p->start = ((double)p->start_real - (double)ref->start_real) * 1e-9;
         p->end = p->start + (double)p->end_ns * 1e-9;
     }
-    pf_resolve_sites(R);
+    if (resolve) pf_resolve_sites(R);
     /* sections */
     for (size_t i = 0; i < R->nparts;) {
         size_t j = i;
@@ -442,4 +442,9 @@ int pf_load(struct pf_run *R, const char *dir, const char *run, char *err, size_
     for (size_t i = 0; i < R->nsec; ++i)
         if (R->sec[i].top) R->total += R->sec[i].total;
     return 0;
+}
+
+int pf_load(struct pf_run *R, const char *dir, const char *run, char *err, size_t errlen)
+{
+    return pf_load_parts(R, dir, run, 1, err, errlen);
 }

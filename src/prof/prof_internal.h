@@ -23,6 +23,10 @@ SSTEP_PROF_API int pf_cmp_double(const void *a, const void *b);
 /* the layer (user, bsplib, pub, coll) of a recorded sync */
 SSTEP_PROF_API const char *pf_step_layer(const struct pf_part *p, const struct pf_step *s);
 
+/* pf_load, with resolve 0: without the source lines (pf_resolve_sites) */
+SSTEP_PROF_API int pf_load_parts(struct pf_run *R, const char *dir, const char *run, int resolve,
+        char *err, size_t errlen);
+
 /* The source lines of the recorded sync calls: addr2line (or the program
  * $SUPERSTEP_PROFILE_ADDR2LINE names; empty: none) on each object, once;
  * sites it cannot resolve keep their symbol+offset. */

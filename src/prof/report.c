@@ -104,7 +104,7 @@ int sstep_prof_report(const char *dir, const char *run, int wait)
 {
     struct pf_run R;
     char err[512];
-    if (pf_load(&R, dir, run, err, sizeof err)) {
+    if (pf_load_parts(&R, dir, run, 0, err, sizeof err)) {
         fprintf(stderr, "superstep: profile: %s\n", err);
         return -1;
     }
@@ -116,12 +116,13 @@ int sstep_prof_report(const char *dir, const char *run, int wait)
             struct timespec ts = { 0, 50000000 };
             nanosleep(&ts, NULL);
             pf_free(&R);
-            if (pf_load(&R, dir, run, err, sizeof err)) {
+            if (pf_load_parts(&R, dir, run, 0, err, sizeof err)) {
                 fprintf(stderr, "superstep: profile: %s\n", err);
                 return -1;
             }
         }
     }
+    pf_resolve_sites(&R);   /* once, with every part there */
     int rc = pf_write_all(&R, dir, getenv("SUPERSTEP_PROFILE_QUIET") ? NULL : stderr);
     pf_free(&R);
     return rc;

@@ -461,7 +461,7 @@ int main(int argc, char **argv)
             int g = run_gnuplot(o.out_dir);
             if (g == 0) fprintf(txt, "plot: %s/probe.svg and %s/probe.png\n", o.out_dir, o.out_dir);
             else if (g == -1)
-                fprintf(txt, "plot: gnuplot not found, skipped (scripts/setup.sh installs gnuplot-nox; "
+                fprintf(txt, "plot: gnuplot not found, skipped (install it, e.g. Debian's gnuplot-nox; "
                        "then run 'gnuplot probe.gp' in %s)\n", o.out_dir);
             else fprintf(txt, "plot: gnuplot failed; the script is %s/probe.gp\n", o.out_dir);
         }
