@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int steps = 200;
-static volatile double sink;
+/* per process: on the pthread engine the processes are threads */
+static _Thread_local int steps = 200;
+static _Thread_local volatile double sink;
 /* different code after each sync, so that the compiler keeps three calls */
-static volatile int nslow, nbig, nloop;
+static _Thread_local volatile int nslow, nbig, nloop;
 
 static void work(long n)
 {
