@@ -8,7 +8,8 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/trace.c
   ${CMAKE_CURRENT_LIST_DIR}/html.c
   ${CMAKE_CURRENT_LIST_DIR}/report.c
-  ${CMAKE_CURRENT_LIST_DIR}/srcline.c)
+  ${CMAKE_CURRENT_LIST_DIR}/srcline.c
+  ${CMAKE_CURRENT_LIST_DIR}/docdir.c)
 
 # where the docs are (pf_doc_dir): installed relative to bin/ and lib/, the
 # configured install location, and the source tree's docs/
@@ -20,5 +21,5 @@ else()
 endif()
 file(RELATIVE_PATH _sstep_bin2doc "/prefix/${CMAKE_INSTALL_BINDIR}" "/prefix/${_sstep_docdir}")
 file(RELATIVE_PATH _sstep_lib2doc "/prefix/${CMAKE_INSTALL_LIBDIR}" "/prefix/${_sstep_docdir}")
-set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/report.c PROPERTIES COMPILE_DEFINITIONS
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/docdir.c PROPERTIES COMPILE_DEFINITIONS
   "SSTEP_BIN_TO_DOC=\"${_sstep_bin2doc}\";SSTEP_LIB_TO_DOC=\"${_sstep_lib2doc}\";SSTEP_DOC_INSTALLED=\"${_sstep_docfull}\";SSTEP_DOC_SOURCE=\"${CMAKE_CURRENT_LIST_DIR}/../../docs\"")

@@ -4,8 +4,8 @@
 #   a short real use of each: bspcc builds a BSPlib hello, bsprun runs it
 #   with a profile, bspprof re-makes the profile's report, bspprobe --quick
 #   measures a tiny LPF-way series;
-#   the docs are installed under share/doc/superstep, and the report and
-#   bspprof --help point there; the man pages (where MAN_PAGES is ON).
+#   the docs are installed under share/doc/superstep, and the report,
+#   bspprof --help and bspprobe --help point there; the man pages (where MAN_PAGES is ON).
 # Inputs: BUILD_DIR, WORK, HELLO_C, MAN_PAGES.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -74,6 +74,8 @@ function(check_prefix prefix tag)
   expect_in("${html}" "${docdir}/profiler.md" "report.html's link to the docs (${tag})")
   run(${prefix}/bin/bspprof --help)
   expect_in("${LAST_OUTPUT}" "${docdir}/profiler.md" "bspprof --help (${tag})")
+  run(${prefix}/bin/bspprobe --help)
+  expect_in("${LAST_OUTPUT}" "${docdir}/probe.md" "bspprobe --help (${tag})")
   message("installed tools (${tag}): ok")
 endfunction()
 

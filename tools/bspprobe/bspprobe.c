@@ -14,6 +14,7 @@
 #include <lpf/core.h>
 
 #include "probe_model.h"
+#include "prof_internal.h"   /* pf_doc_dir (src/prof/docdir.c) */
 
 #include <errno.h>
 #include <math.h>
@@ -390,7 +391,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (o.help) {
+        char doc[4096];
         pm_usage(stdout);
+        printf("\nDocumentation: %s/probe.md\n", pf_doc_dir(doc, sizeof doc, 0));
         return 0;
     }
 
