@@ -21,6 +21,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-N table] [-M queries] [-p P] [-v 1|2a|2b] [-s seed]",
+            "M queries in a sorted table of N keys on P BSP processes (parallel binary search), checked against the sequential search.");
     size_t N = 1u << 20, M = 1u << 18;
     unsigned P = bsp_nprocs();
     const char *vname = "2b";

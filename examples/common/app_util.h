@@ -7,11 +7,29 @@
 #define SUPERSTEP_APP_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+
+/* For a main whose options are "-name value" pairs: -h or --help anywhere
+ * prints "usage: PROG ARGS" and `what` on stdout and exits 0; an option
+ * without its value prints the usage on stderr and exits 2. */
+static inline void app_pairs_usage(int argc, char **argv, const char *args, const char *what)
+{
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: %s %s\n%s\n", argv[0], args, what);
+            exit(0);
+        }
+    if ((argc - 1) % 2) {
+        fprintf(stderr, "%s: %s needs a value\nusage: %s %s\n", argv[0], argv[argc - 1], argv[0], args);
+        exit(2);
+    }
+}
 
 /* seconds from a monotonic clock */
 static inline double app_now(void)

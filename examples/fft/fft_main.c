@@ -14,6 +14,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-p P] [-n n]",
+            "Forward and backward BSP FFT of a random complex vector of length n (default 2^16) on P processes, compared with FFTW.");
     unsigned P = bsp_nprocs();
     size_t n = (size_t)1 << 16;
     for (int i = 1; i + 1 < argc; i += 2) {

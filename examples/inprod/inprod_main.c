@@ -14,6 +14,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-p P] [-n n] [-s seed]",
+            "Inner product of two random vectors of length n on P processes, compared with the sequential loop.");
     unsigned P = bsp_nprocs();
     size_t n = 1000000;
     uint64_t seed = 42;

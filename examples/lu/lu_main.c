@@ -20,6 +20,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-n size] [-p P] [-M rows -N cols] [-s seed]",
+            "LU decomposition with partial pivoting of a random n x n matrix on P processes (an M x N grid), checked against the sequential code.");
     size_t n = 300;
     unsigned P = bsp_nprocs(), M = 0, N = 0;
     uint64_t seed = 42;

@@ -21,6 +21,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-n size] [-p P] [-v put|get|hpput|hpget] [-s seed]",
+            "C = A*B of random n x n matrices on P processes, checked against the sequential product.");
     size_t n = 400;
     unsigned P = bsp_nprocs();
     const char *vname = "put";

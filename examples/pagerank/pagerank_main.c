@@ -16,6 +16,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-p P] [-m GRAPH] [-part rows|cols|2d] [-v getput|hp] [-alpha A] [-tol T] [-maxit N] [-top K]",
+            "PageRank of a graph on P processes, compared with the sequential loop.");
     unsigned P = bsp_nprocs();
     const char *spec = "powerlaw:100000";
     int kind = SP_PART_ROWS, top = 5;

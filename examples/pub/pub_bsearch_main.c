@@ -16,6 +16,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-p P] [-n keys/proc] [-m queries/proc] [-f send|hpsend|partition|oblsync|all] [-s seed]",
+            "Parallel binary search on a search butterfly with <pub.h>, compared with the sequential binary search.");
     int P = 1, n = 1 << 16, m = 1 << 14;
     const char *fname = "all";
     unsigned long long seed = 5;

@@ -15,6 +15,12 @@
 int main(int argc, char **argv)
 {
     int P = 4, argi = 1;
+    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        printf("usage: %s [-p P] [key ...]   (P a square: 1, 4, 9, 16, ...)\n"
+               "XY-sort of sqrt(P) keys on P processes with <pub.h>, compared with a sequential sort.\n",
+               argv[0]);
+        return 0;
+    }
     if (argc > 2 && !strcmp(argv[1], "-p")) {
         P = atoi(argv[2]);
         argi = 3;

@@ -20,6 +20,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-n keys] [-p P] [-a radix|radixopt|sample] [-s seed] [-r range]",
+            "Sorts n random 32-bit keys on P processes and checks the result.");
     size_t n = 1000000;
     unsigned P = bsp_nprocs();
     const char *algo = "radix";

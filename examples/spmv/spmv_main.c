@@ -18,6 +18,8 @@
 
 int main(int argc, char **argv)
 {
+    app_pairs_usage(argc, argv, "[-p P] [-m MATRIX] [-part rows|cols|2d] [-v getput|hp]",
+            "y = A x on P processes with the BSP 2D SpMV, compared with the plain CRS loop.");
     unsigned P = bsp_nprocs();
     const char *spec = "lap2d:300";
     sp_part_kind kind = SP_PART_2D;

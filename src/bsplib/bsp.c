@@ -433,7 +433,9 @@ void bsp_end(void)
         die("bsp_end", "no matching bsp_begin (called outside an SPMD section)");
     }
     struct BSPlib *b = f->lib;
+    SSTEP_PROF_NOTE_CALLER();
     bsplib_err_t e = bspl_finish(b);
+    SSTEP_PROF_CALLER_DONE();
     if (e != BSPLIB_SUCCESS) sync_error(b, "bsp_end", b->mm.peer != LPF_MAX_P ? BSPLIB_ERR_FATAL : e);
     bspl_release(b);
     T.cur = f->parent;
@@ -474,8 +476,10 @@ double bsp_time(void)
 
 void bsp_sync(void)
 {
+    SSTEP_PROF_NOTE_CALLER();
     struct BSPlib *b = lib_or_die("bsp_sync");
     bsplib_err_t e = bspl_sync(b);
+    SSTEP_PROF_CALLER_DONE();
     if (BSPL_UNLIKELY(e != BSPLIB_SUCCESS)) sync_error(b, "bsp_sync", e);
 }
 

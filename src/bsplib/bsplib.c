@@ -643,7 +643,10 @@ bsplib_err_t bspl_sync_slow(struct BSPlib *b, int kind)
 
 bsplib_err_t bsplib_sync(bsplib_t b)
 {
-    return bspl_sync(b);
+    SSTEP_PROF_NOTE_CALLER();
+    bsplib_err_t e = bspl_sync(b);
+    SSTEP_PROF_CALLER_DONE();
+    return e;
 }
 
 bsplib_err_t bspl_finish(struct BSPlib *b)

@@ -28,6 +28,7 @@
 #include "../prof/prof.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -66,10 +67,11 @@ struct sstep_prof {
     struct prof_peer *peers;
     size_t np, pcap;
     uint64_t start_mono, start_real;
-    const void *last_site;
+    const void *last_site, *last_caller;
     unsigned last_idx;
     unsigned nsites;
     const void *site[PROF_SITES];
+    const void *site_caller[PROF_SITES];   /* the program's call of the layer (or NULL) */
     uint8_t site_origin[PROF_SITES];
     size_t lost;              /* supersteps not recorded (out of memory) */
     int skip;                 /* this superstep is not recorded */
@@ -267,12 +269,15 @@ static SSTEP_NOINLINE int grow(void **p, size_t *cap, size_t elem, size_t need)
     return 0;
 }
 
-static unsigned site_index(struct sstep_prof *pf, int origin, const void *site)
+SSTEP_HIDDEN __thread const void *sstep_prof_caller;   /* sstep_ext.h */
+
+static unsigned site_index(struct sstep_prof *pf, int origin, const void *site, const void *caller)
 {
     for (unsigned i = 0; i < pf->nsites; ++i)
-        if (pf->site[i] == site && pf->site_origin[i] == origin) return i;
+        if (pf->site[i] == site && pf->site_caller[i] == caller && pf->site_origin[i] == origin) return i;
     if (pf->nsites == PROF_SITES) return PROF_SITES - 1;   /* the rest share the last */
     pf->site[pf->nsites] = site;
+    pf->site_caller[pf->nsites] = caller;
     pf->site_origin[pf->nsites] = (uint8_t)origin;
     return pf->nsites++;
 }
@@ -292,13 +297,17 @@ void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site)
     }
     struct prof_step *s = &pf->steps[pf->n];
     s->t0 = t - pf->start_mono;
+    /* the program's call of a layer's entry point (bsp_sync), noted there */
+    const void *caller = NULL;
+    if (origin == SSTEP_PROF_EXT) caller = sstep_prof_caller;
     unsigned si;
-    if (SSTEP_LIKELY(site == pf->last_site && pf->last_idx < PROF_SITES
+    if (SSTEP_LIKELY(site == pf->last_site && caller == pf->last_caller && pf->last_idx < PROF_SITES
                 && pf->site_origin[pf->last_idx] == origin)) {
         si = pf->last_idx;
     } else {
-        si = site_index(pf, origin, site);
+        si = site_index(pf, origin, site, caller);
         pf->last_site = site;
+        pf->last_caller = caller;
     }
     pf->last_idx = si;
     s->site = (uint16_t)si;
@@ -383,6 +392,26 @@ static const char *site_layer(int origin, const void *site, char *name, size_t l
     return "user";
 }
 
+/* "where I VADDR OBJECT": the return address `a` as a link-time address in
+ * its object file (the load bias taken off), for addr2line at report time */
+static void site_where(FILE *f, unsigned i, const void *a)
+{
+    Dl_info in;
+    struct link_map *lm = NULL;
+    if (!a || !dladdr1(a, &in, (void **)&lm, RTLD_DL_LINKMAP) || !lm) return;
+    char exe[4096];
+    const char *obj = lm->l_name;
+    if (!obj || !*obj) {   /* the program itself */
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0) return;
+        exe[n] = '\0';
+        obj = exe;
+    }
+    if (strchr(obj, '\n')) return;
+    fprintf(f, "where %u %#llx %s\n", i,
+            (unsigned long long)((uintptr_t)a - (uintptr_t)lm->l_addr), obj);
+}
+
 static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t end)
 {
     char path[2600], tmp[2700];
@@ -418,6 +447,7 @@ static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t en
         char name[512];
         const char *layer = site_layer(pf->site_origin[i], pf->site[i], name, sizeof name);
         fprintf(f, "site %u %u %s %s\n", i, pf->site_origin[i], layer, name);
+        site_where(f, i, pf->site_caller[i] ? pf->site_caller[i] : pf->site[i]);
     }
     fprintf(f, "steps %zu\n", pf->n);
     const struct prof_peer *pe = pf->peers;

@@ -92,6 +92,14 @@ struct sstep_sync_info {
 };
 lpf_err_t sstep_sync_ext(lpf_t ctx, struct sstep_sync_info *info);
 
+/* The profiler: a layer's entry point that ends supersteps (bsp_sync)
+ * notes where the program called it before, and forgets it after, so that
+ * the report names that line of the program rather than the layer's own
+ * calls of sstep_sync_ext. */
+extern __thread const void *sstep_prof_caller __attribute__((visibility("hidden")));
+#define SSTEP_PROF_NOTE_CALLER() (sstep_prof_caller = __builtin_return_address(0))
+#define SSTEP_PROF_CALLER_DONE() (sstep_prof_caller = NULL)
+
 /* Put `size` bytes from `src` (which must stay unchanged until the sync
  * ends) into dst_pid's registration of the global slot. */
 lpf_err_t sstep_put_ptr(lpf_t ctx, const void *src, lpf_pid_t dst_pid,

@@ -23,7 +23,11 @@ extern "C" {
 
 #define SSTEP_PROF_MAGIC "superstep-profile"
 #define SSTEP_PROF_VERSION 1
-#define SSTEP_PROF_GL_POINTS 25   /* g, l sampled at m = 1, 2, 4, ..., 2^24 bytes */
+#define SSTEP_PROF_GL_POINTS 25
+/* the cause of a superstep is "imbalance" rather than "computation" when
+ * the slowest process's excess is at least this share of the mean
+ * computation (max/mean >= 1.9) */
+#define PF_IMBALANCE_TIE 0.9   /* g, l sampled at m = 1, 2, 4, ..., 2^24 bytes */
 
 /* The end-of-run report of the library: merge the parts of `run` in dir,
  * write summary.txt, trace.json and report.html there and print the
@@ -51,7 +55,14 @@ struct pf_peer {
 struct pf_site {
     int origin;
     char layer[16];
-    char name[200];
+    char name[200];          /* symbol+offset (or object+offset) of the sync's call */
+    unsigned long long vaddr;   /* the program's call as a link-time address in obj
+                                   (0: not recorded) */
+    char obj[512];
+    /* resolved by pf_load with addr2line ("" / 0 where it could not be) */
+    char func[128];
+    char file[512];
+    int line;
 };
 
 struct pf_part {
@@ -123,6 +134,9 @@ struct pf_machine {
 SSTEP_PROF_API int pf_load(struct pf_run *R, const char *dir, const char *run,
         char *err, size_t errlen);
 SSTEP_PROF_API void pf_free(struct pf_run *R);
+/* Where a sync was called: "file.c:LINE" (the file's last component), else
+ * "in FUNCTION", else the recorded symbol+offset. */
+SSTEP_PROF_API const char *pf_where(const struct pf_site *s, char *buf, size_t len);
 SSTEP_PROF_API void pf_summary(FILE *f, const struct pf_run *R);
 SSTEP_PROF_API int pf_trace(FILE *f, const struct pf_run *R);
 SSTEP_PROF_API int pf_html(FILE *f, const struct pf_run *R);

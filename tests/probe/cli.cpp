@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -74,7 +75,9 @@ TEST(ProbeCli, QuickRunWritesEverything)
     ASSERT_NE(nullptr, mkdtemp(dir));
     std::string d = dir, params = d + "/saved/params.txt";
     std::string out;
-    ASSERT_EQ(0, run("--quick --budget 0 -p 2 --out " + d + " --save=" + params, &out)) << out;
+    // --force-save: whether a quick run's fit passes the checks depends on
+    // the machine's noise (RefusesABadFit tests the refusal)
+    ASSERT_EQ(0, run("--quick --budget 0 -p 2 --out " + d + " --force-save --save=" + params, &out)) << out;
     for (const char *want : { "the bspbench way", "the LPF way", "As suite", "Model compliance",
                               "saved: " })
         EXPECT_NE(std::string::npos, out.find(want)) << want << "\n" << out;
@@ -112,6 +115,28 @@ TEST(ProbeCli, QuickRunWritesEverything)
         unlink((d + "/" + f).c_str());
     unlink(params.c_str());
     rmdir((d + "/saved").c_str());
+    rmdir(dir);
+}
+
+TEST(ProbeCli, RefusesABadFit)
+{
+    char dir[] = "/tmp/probe_cli_XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(dir));
+    std::string d = dir, params = d + "/params.txt";
+    std::string out;
+    // --test-bad-fit makes the 8-byte series' T(n_max) faster than T(2p)
+    EXPECT_EQ(1, run("--quick --only lpf --no-plot -p 2 --test-bad-fit --out " + d + " --save=" + params,
+                     &out)) << out;
+    for (const char *want : { "WARNING: these figures are not fit to save", "LPF way, 8 B words",
+                              "not physical", "For better figures: more samples", "a quieter machine",
+                              "--save: not saved", "--force-save" })
+        EXPECT_NE(std::string::npos, out.find(want)) << want << "\n" << out;
+    EXPECT_EQ(std::string::npos, out.find("saved: ")) << out;
+    struct stat st;
+    EXPECT_NE(0, stat(params.c_str(), &st)) << "nothing saved";
+    unlink((d + "/probe.json").c_str());
+    unlink((d + "/probe.gp").c_str());
+    unlink((d + "/probe.dat").c_str());
     rmdir(dir);
 }
 

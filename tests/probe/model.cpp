@@ -577,6 +577,79 @@ std::string capture(void (*fn)(FILE *, const pm_results *), const pm_results &re
     return s;
 }
 
+TEST(ProbeAnalysis, FitAcceptance)
+{
+    pm_config cfg = small_config();
+    pm_results res;
+    pm_fit_check chk;
+    // the synthetic machine: everything physical, nothing to warn about
+    ASSERT_EQ(0, pm_plan(&res, &cfg, 2, "pthread"));
+    fill(res, 0.01);
+    pm_analyse(&res, 100);
+    pm_check_fits(&res, &chk);
+    EXPECT_EQ(0, chk.refuse) << chk.text;
+    EXPECT_EQ(0, chk.warn) << chk.text;
+    EXPECT_STREQ("", chk.text);
+    for (int k = 0; k < res.nlpf; ++k) EXPECT_NEAR(1.0, res.lpf[k].fit_factor, 0.05);
+    pm_results_free(&res);
+
+    // T(n_max) faster than T(2p): g < 0 for 8-byte words
+    ASSERT_EQ(0, pm_plan(&res, &cfg, 2, "pthread"));
+    fill(res, 0.01);
+    pm_test_bad_fit(&res);
+    pm_analyse(&res, 100);
+    EXPECT_LT(res.lpf[0].g.est, 0);
+    pm_check_fits(&res, &chk);
+    EXPECT_EQ(1, chk.refuse) << chk.text;
+    EXPECT_NE(nullptr, strstr(chk.text, "LPF way, 8 B words: g = -")) << chk.text;
+    EXPECT_NE(nullptr, strstr(chk.text, "not physical")) << chk.text;
+    std::string sum = capture(pm_print_summary, res);
+    EXPECT_NE(std::string::npos, sum.find("WARNING: these figures are not fit to save")) << sum;
+    EXPECT_NE(std::string::npos, sum.find("For better figures: more samples")) << sum;
+    pm_results_free(&res);
+
+    // one point of the 64-byte series 3x slower than the line: the fit misses it
+    ASSERT_EQ(0, pm_plan(&res, &cfg, 2, "pthread"));
+    fill(res, 0.01);
+    pm_series *se = pm_find_series(&res, PM_LPF, -1, 64);
+    ASSERT_NE(nullptr, se);
+    for (size_t j = 0; j < se->npts; ++j)
+        if (!se->pt[j].key && se->pt[j].x > 4)
+            for (size_t k = 0; k < se->pt[j].n; ++k) se->pt[j].t[k] *= 3;
+    pm_analyse(&res, 100);
+    pm_check_fits(&res, &chk);
+    EXPECT_GT(res.lpf[1].fit_factor, PM_FIT_FACTOR_MAX);
+    EXPECT_GE(chk.refuse, 1) << chk.text;
+    EXPECT_NE(nullptr, strstr(chk.text, "LPF way, 64 B words: a measured point is")) << chk.text;
+    pm_results_free(&res);
+
+    // T(n_max) of 1 KiB words all over the place: g's interval is too wide
+    ASSERT_EQ(0, pm_plan(&res, &cfg, 2, "pthread"));
+    fill(res, 0.01);
+    se = pm_find_series(&res, PM_LPF, -1, 1024);
+    ASSERT_NE(nullptr, se);
+    for (size_t j = 0; j < se->npts; ++j)
+        if (se->pt[j].key && j + 1 == se->npts)
+            for (size_t k = 0; k < se->pt[j].n; ++k) se->pt[j].t[k] *= k % 2 ? 0.2 : 5;
+    pm_analyse(&res, 100);
+    pm_check_fits(&res, &chk);
+    EXPECT_GE(chk.refuse, 1) << chk.text;
+    EXPECT_NE(nullptr, strstr(chk.text, "LPF way, 1 KiB words: g = ")) << chk.text;
+    EXPECT_NE(nullptr, strstr(chk.text, "is uncertain")) << chk.text;
+    pm_results_free(&res);
+
+    // a pattern's own fit with a negative g: a warning, no refusal
+    ASSERT_EQ(0, pm_plan(&res, &cfg, 2, "pthread"));
+    fill(res, 0.01);
+    pm_analyse(&res, 100);
+    res.pat[PAT_RING].fit.g = -0.36e-9;
+    pm_check_fits(&res, &chk);
+    EXPECT_EQ(0, chk.refuse) << chk.text;
+    EXPECT_EQ(1, chk.warn) << chk.text;
+    EXPECT_NE(nullptr, strstr(chk.text, "pattern ring")) << chk.text;
+    pm_results_free(&res);
+}
+
 TEST(ProbeOutput, JsonIsValidAndComplete)
 {
     pm_config cfg = small_config();

@@ -142,6 +142,24 @@ size_t count(const std::string &s, const std::string &what)
     return n;
 }
 
+// the line number of the first line of `path` that contains `marker` (0: none)
+int line_of(const std::string &path, const std::string &marker)
+{
+    std::ifstream in(path);
+    std::string l;
+    for (int n = 1; std::getline(in, l); ++n)
+        if (l.find(marker) != std::string::npos) return n;
+    return 0;
+}
+
+// where the k-th recorded sync of a part was called, as the report says it
+std::string where(const pf_part *p, size_t k)
+{
+    char buf[600] = "?";
+    if (k < p->nsteps && p->steps[k].site >= 0) pf_where(&p->sites[p->steps[k].site], buf, sizeof buf);
+    return buf;
+}
+
 const pf_section *find_section(const pf_run &R, const std::string &key)
 {
     for (size_t i = 0; i < R.nsec; ++i)
@@ -262,6 +280,20 @@ TEST(Record, KnownProgram)
         EXPECT_EQ(run(env("PROF_PYTHON") + " -m json.tool " + rec + "/trace.json > /dev/null"), 0);
     }
 
+    // the source line of every sync (prof_known is compiled with -g): the
+    // recorded step j + 1 ends at the lpf_sync marked 'step "j"'
+    if (!env("PROF_ADDR2LINE").empty()) {
+        const pf_section *S = find_section(R, "t" + std::to_string(P) + ".0");
+        ASSERT_NE(S, nullptr);
+        for (int j = 0; j <= 4; ++j) {
+            int line = line_of(env("PROF_KNOWN_SRC"), "/* step \"" + std::to_string(j) + "\" */");
+            ASSERT_GT(line, 0);
+            for (unsigned s = 0; s < P; ++s)
+                EXPECT_EQ(where(S->part[s], (size_t)j + 1), "prof_known.c:" + std::to_string(line))
+                        << "process " << s << " step " << j + 1;
+        }
+    }
+
     // the report
     std::string html = slurp(rec + "/report.html");
     EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
@@ -277,6 +309,54 @@ TEST(Record, KnownProgram)
     EXPECT_TRUE(Json::valid(slurp(out + "/trace.json")));
     EXPECT_EQ(slurp(out + "/report.html"), html);
     pf_free(&R);
+    run("rm -rf " + dir);
+}
+
+// A BSPlib program (prof_lines.c, compiled with -g): each superstep links to
+// the line of the program's bsp_sync that ended it, not to the library's
+// call inside bsp_sync; without addr2line the report still comes out.
+TEST(Record, SourceLines)
+{
+    if (env("PROF_ADDR2LINE").empty()) GTEST_SKIP() << "no addr2line";
+    const std::string engine = env("PROF_ENGINE", "pthread");
+    const unsigned P = (unsigned)atoi(env("PROF_P", "2").c_str());
+    const std::string dir = tmpdir();
+    ASSERT_FALSE(dir.empty());
+    const int steps = 60;
+    std::string cmd = "PROF_LINES_STEPS=" + std::to_string(steps) + " " + env("PROF_BSPRUN") + " --engine " +
+            engine + " -n " + std::to_string(P) + " --profile " + dir + "/rec " + env("PROF_LINES") + " > " + dir +
+            "/out.txt 2>&1";
+    ASSERT_EQ(run(cmd), 0) << cmd << "\n" << slurp(dir + "/out.txt");
+    const std::string src = env("PROF_LINES_SRC");
+    const int slow = line_of(src, "/* SLOW-SYNC */"), big = line_of(src, "/* BIG-SYNC */"),
+              loop = line_of(src, "/* LOOP-SYNC */");
+    ASSERT_TRUE(slow > 0 && big > 0 && loop > 0);
+    pf_run R;
+    char msg[512];
+    ASSERT_EQ(pf_load(&R, (dir + "/rec").c_str(), nullptr, msg, sizeof msg), 0) << msg;
+    ASSERT_EQ(R.nsec, 1u);
+    const pf_section &S = R.sec[0];
+    // recorded: bsp_begin's sync, the registration's, then the loop
+    ASSERT_GE(S.nsteps, (size_t)steps + 2);
+    for (unsigned s = 0; s < P; ++s)
+        for (int k = 0; k < steps; ++k) {
+            int want = k % 50 == 25 ? slow : k == steps / 2 ? big : loop;
+            EXPECT_EQ(where(S.part[s], (size_t)k + 2), "prof_lines.c:" + std::to_string(want))
+                    << "process " << s << ", k = " << k;
+        }
+    EXPECT_STREQ(S.st[27].layer, "bsplib");
+    // the report's table names the line of each of its supersteps
+    std::string html = slurp(dir + "/rec/report.html");
+    EXPECT_NE(html.find("ended by the sync at"), std::string::npos);
+    EXPECT_NE(html.find("prof_lines.c:"), std::string::npos);
+    EXPECT_NE(slurp(dir + "/rec/summary.txt").find("prof_lines.c:"), std::string::npos);
+    pf_free(&R);
+    // without addr2line: symbol+offset, and everything else as before
+    ASSERT_EQ(run("SUPERSTEP_PROFILE_ADDR2LINE=/nonexistent/addr2line " + env("PROF_BSPPROF") + " -q --out " +
+                  dir + " " + dir + "/rec"), 0);
+    EXPECT_EQ(slurp(dir + "/summary.txt").find("prof_lines.c:"), std::string::npos);
+    EXPECT_NE(slurp(dir + "/summary.txt").find("most expensive supersteps"), std::string::npos);
+    EXPECT_NE(slurp(dir + "/report.html").find("</html>"), std::string::npos);
     run("rm -rf " + dir);
 }
 
@@ -370,6 +450,42 @@ TEST(Synthetic, AnalysisAndPrediction)
     // bad arguments
     EXPECT_EQ(run(env("PROF_BSPPROF") + " --predict g=1 " + dir + " 2>/dev/null"), 2);
     EXPECT_NE(run(env("PROF_BSPPROF") + " " + dir + "/nonexistent 2>/dev/null"), 0);
+    pf_free(&R);
+    run("rm -rf " + dir);
+}
+
+// The likely cause at p = 2: one process doing all the work (imbalance
+// 2.00, or 1.99 with a little work on the other) is an imbalance, not
+// computation; an even split is computation.
+TEST(Synthetic, CauseAtTwoProcesses)
+{
+    const std::string dir = tmpdir();
+    ASSERT_FALSE(dir.empty());
+    // step 0: 0 computes 1000 ns, 1 nothing; step 1: 0 computes 1000 ns, 1
+    // computes 5 ns; step 2: both 1000 ns. Each sync lasts 100 ns on the
+    // last to arrive.
+    write_part(dir, 0,
+            "s 1000 1100 0 0 0 0 0 0 0 0 0 0 0\n"
+            "s 2100 2200 0 0 0 0 0 0 0 0 0 0 0\n"
+            "s 3200 3300 0 0 0 0 0 0 0 0 0 0 0\n");
+    write_part(dir, 1,
+            "s 0 1100 0 0 0 0 0 0 0 0 0 0 0\n"
+            "s 1105 2200 0 0 0 0 0 0 0 0 0 0 0\n"
+            "s 3200 3300 0 0 0 0 0 0 0 0 0 0 0\n");
+    pf_run R;
+    char msg[512];
+    ASSERT_EQ(pf_load(&R, dir.c_str(), nullptr, msg, sizeof msg), 0) << msg;
+    ASSERT_EQ(R.nsec, 1u);
+    const pf_section &S = R.sec[0];
+    ASSERT_EQ(S.nsteps, 3u);
+    EXPECT_NEAR(S.st[0].imbalance, 2.0, 1e-9);
+    EXPECT_STREQ(S.st[0].cause, "imbalance");
+    EXPECT_NEAR(S.st[1].imbalance, 2000.0 / 1005.0, 1e-9);
+    EXPECT_STREQ(S.st[1].cause, "imbalance");
+    EXPECT_NEAR(S.st[2].imbalance, 1.0, 1e-9);
+    EXPECT_STREQ(S.st[2].cause, "computation");
+    // a synthetic record names no object: the recorded symbol+offset
+    EXPECT_EQ(where(S.part[0], 0), "main+0x10");
     pf_free(&R);
     run("rm -rf " + dir);
 }

@@ -5,15 +5,16 @@
  * it runs on any engine: the pthread engine by default, the MPI engine with
  * SUPERSTEP_ENGINE=mpi under mpirun / bsprun.
  *
- * This file only times things: it runs the plan of probe_model.c (every
+ * This file only times things: it runs the plan of probe_model.h (every
  * process builds the same plan from the configuration process 0 broadcasts,
  * and takes the samples in the same random order) and fills in the samples;
- * probe_model.c does all statistics and output. See docs/probe.md.
+ * the probe_*.c files do all statistics and output. See docs/probe.md.
  */
 #define _GNU_SOURCE
 #include <lpf/core.h>
 
 #include "probe_model.h"
+#include "prof_internal.h"   /* pf_doc_dir (src/prof/docdir.c) */
 
 #include <errno.h>
 #include <math.h>
@@ -390,7 +391,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (o.help) {
+        char doc[4096];
         pm_usage(stdout);
+        printf("\nDocumentation: %s/probe.md\n", pf_doc_dir(doc, sizeof doc, 0));
         return 0;
     }
 
@@ -431,6 +434,7 @@ int main(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     res.cores = cores > 0 ? (unsigned)cores : 0;
     res.llc_bytes = llc;
+    if (o.test_bad_fit) pm_test_bad_fit(&res);
     pm_analyse(&res, o.cfg.quick ? 200 : 1000);
     /* with the JSON on stdout, everything else goes to stderr */
     FILE *txt = strcmp(o.json_path, "-") ? stdout : stderr;
@@ -460,7 +464,7 @@ int main(int argc, char **argv)
             int g = run_gnuplot(o.out_dir);
             if (g == 0) fprintf(txt, "plot: %s/probe.svg and %s/probe.png\n", o.out_dir, o.out_dir);
             else if (g == -1)
-                fprintf(txt, "plot: gnuplot not found, skipped (scripts/setup.sh installs gnuplot-nox; "
+                fprintf(txt, "plot: gnuplot not found, skipped (install it, e.g. Debian's gnuplot-nox; "
                        "then run 'gnuplot probe.gp' in %s)\n", o.out_dir);
             else fprintf(txt, "plot: gnuplot failed; the script is %s/probe.gp\n", o.out_dir);
         }
@@ -474,8 +478,16 @@ int main(int argc, char **argv)
             path[0] = '\0';
             status = 1;
         }
+        struct pm_fit_check chk;
+        pm_check_fits(&res, &chk);
         if (path[0] && res.nrows == 0) {
             fprintf(stderr, "bspprobe: --save: no g and l to save (the LPF-way part did not run)\n");
+            status = 1;
+        } else if (path[0] && chk.refuse && !o.force_save) {
+            fprintf(stderr, "bspprobe: --save: not saved to %s: %d of the fits are not physical or "
+                    "miss the measurements (see WARNING above); --force-save saves them anyway\n",
+                    path, chk.refuse);
+            pm_fit_advice(stderr, &res);
             status = 1;
         } else if (path[0]) {
             char comment[240];

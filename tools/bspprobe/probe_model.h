@@ -80,6 +80,8 @@ struct pm_options {
     char engine[SSTEP_PARAM_ENGINE_LEN];
     int plot;
     int help;
+    int force_save;         /* --force-save: save even rows pm_check_fits refuses */
+    int test_bad_fit;       /* hidden --test-bad-fit: spoil the samples (tests) */
     size_t llc, ram;        /* the machine's last-level cache and memory, bytes */
 };
 
@@ -221,6 +223,8 @@ struct pm_lpf_result {
     double w, nmax;              /* word size, n_max in words */
     struct pm_ci g, l;           /* seconds per byte, seconds */
     struct pm_fit slope;         /* least squares over h >= 2p (seconds per byte) */
+    double fit_factor;           /* largest T/pred over the points h >= 2p, pred =
+                                    g h + l of this word size's row (NaN: no row) */
 };
 
 struct pm_pattern_result {
@@ -310,6 +314,27 @@ void pm_analyse(struct pm_results *res, unsigned boot);
 int pm_busy_warning(const struct pm_results *res);
 /* One phrase: does the model hold for this pattern, and if not, how not. */
 const char *pm_pattern_verdict(const struct pm_pattern_result *R);
+
+/* Whether the figures are fit to save. Refused (`refuse` counts the
+ * problems): a word size of the LPF way whose g or l is not positive, whose
+ * g has a 95% interval wider than a factor of PM_G_SPREAD_MAX, or whose
+ * g h + l lies below a measured point of its series (h >= 2p) by more than
+ * a factor of PM_FIT_FACTOR_MAX. (Points below the line are no problem:
+ * volumes in cache are faster than the out-of-cache g.) Negative g or l of
+ * the bspbench way or of a pattern's own fit only warn. `text` holds one
+ * line per problem ("" when none). */
+#define PM_FIT_FACTOR_MAX 2.0
+#define PM_G_SPREAD_MAX 2.0
+struct pm_fit_check {
+    int refuse, warn;
+    char text[4096];
+};
+void pm_check_fits(const struct pm_results *res, struct pm_fit_check *c);
+/* What to do about a refused fit (one paragraph, ends with a newline). */
+void pm_fit_advice(FILE *f, const struct pm_results *res);
+/* Spoil the samples of the LPF way's 8-byte series so that its g comes out
+ * negative (bspprobe --test-bad-fit, for the tests of the refusal). */
+void pm_test_bad_fit(struct pm_results *res);
 
 /* Output */
 void pm_print_summary(FILE *f, const struct pm_results *res);

@@ -25,7 +25,7 @@
  *   -h, --help          this text
  */
 #define _GNU_SOURCE
-#include "prof.h"
+#include "prof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +33,28 @@
 
 static void usage(FILE *f)
 {
+    char doc[4096];
     fprintf(f,
-        "usage: bspprof [--run ID] [--out DIR2] [-q] DIR\n"
+        "Usage: bspprof [--run ID] [--out DIR2] [-q] DIR\n"
         "       bspprof --predict g=SEC_PER_BYTE,l=SEC[,r=FLOPS] [--run ID] DIR\n"
         "       bspprof --machine PARAMS_FILE [--run ID] DIR\n"
         "Re-makes the summary, trace.json and report.html of a run profiled with\n"
         "SUPERSTEP_PROFILE=DIR (or bsprun --profile DIR), or predicts its run time on\n"
-        "another machine from the recorded h-relations and work. See docs/profiler.md.\n");
+        "another machine from the recorded h-relations and work.\n"
+        "\n"
+        "  --run ID            the run to read (default: the newest in DIR)\n"
+        "  --out DIR2          write the files there instead of DIR\n"
+        "  --predict g=G,l=L[,r=R]\n"
+        "                      a machine with G seconds per byte, L seconds per\n"
+        "                      superstep and R flop/s (without r, or without an r\n"
+        "                      in the record, computation times are kept)\n"
+        "  --machine FILE      a parameter file saved by 'bspprobe --save' on the\n"
+        "                      other machine (g and l by message size and p; r from\n"
+        "                      its '# r ENGINE P FLOPS' line)\n"
+        "  -q, --quiet         do not print the summary\n"
+        "  -h, --help          this text\n"
+        "\n"
+        "How to read the report: %s/profiler.md\n", pf_doc_dir(doc, sizeof doc, 0));
 }
 
 static int parse_predict(const char *s, struct pf_machine *M)

@@ -1,0 +1,169 @@
+/*
+ * The superstep profiler (prof.h): units and the text summary.
+ */
+#define _GNU_SOURCE
+#include "prof_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* Units                                                                */
+/* ------------------------------------------------------------------ */
+
+SSTEP_PROF_API const char *pf_fmt_time(char *buf, size_t len, double s)
+{
+    double a = fabs(s);
+    if (a >= 1) snprintf(buf, len, "%.3f s", s);
+    else if (a >= 1e-3) snprintf(buf, len, "%.3f ms", s * 1e3);
+    else if (a >= 1e-6) snprintf(buf, len, "%.2f us", s * 1e6);
+    else snprintf(buf, len, "%.0f ns", s * 1e9);
+    return buf;
+}
+
+SSTEP_PROF_API const char *pf_fmt_bytes(char *buf, size_t len, double b)
+{
+    if (b >= 1 << 30) snprintf(buf, len, "%.2f GiB", b / (1 << 30));
+    else if (b >= 1 << 20) snprintf(buf, len, "%.2f MiB", b / (1 << 20));
+    else if (b >= 1 << 10) snprintf(buf, len, "%.1f KiB", b / (1 << 10));
+    else snprintf(buf, len, "%.0f B", b);
+    return buf;
+}
+
+SSTEP_PROF_API double pf_pct(double a, double b)
+{
+    return b > 0 ? 100.0 * a / b : 0;
+}
+
+/* indices of the (up to) n most expensive supersteps, most expensive first */
+SSTEP_PROF_API size_t pf_top_steps(const struct pf_section *S, size_t *idx, size_t n)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < S->nsteps; ++k) {
+        size_t j = m < n ? m++ : n;
+        if (j == n) {
+            if (S->st[k].time <= S->st[idx[n - 1]].time) continue;
+            j = n - 1;
+        }
+        while (j > 0 && S->st[idx[j - 1]].time < S->st[k].time) { idx[j] = idx[j - 1]; --j; }
+        idx[j] = k;
+    }
+    return m;
+}
+
+SSTEP_PROF_API int pf_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ------------------------------------------------------------------ */
+/* Summary                                                              */
+/* ------------------------------------------------------------------ */
+
+static void layers_line(FILE *f, const struct pf_section *S)
+{
+    const char *names[8];
+    size_t count[8], n = 0;
+    for (size_t k = 0; k < S->nsteps; ++k) {
+        size_t i = 0;
+        while (i < n && strcmp(names[i], S->st[k].layer)) ++i;
+        if (i == n && n < 8) { names[n] = S->st[k].layer; count[n++] = 0; }
+        if (i < n) count[i]++;
+    }
+    fprintf(f, "  supersteps by layer:");
+    for (size_t i = 0; i < n; ++i) fprintf(f, " %s %zu%s", names[i], count[i], i + 1 < n ? "," : "");
+    fprintf(f, "%s\n", n ? "" : " none");
+}
+
+static void section_summary(FILE *f, const struct pf_section *S)
+{
+    char a[32], b[32], c[32], d[32], e[32];
+    const struct pf_part *r = S->ref;
+    fprintf(f, "section %s: %u process%s (%s engine%s), %zu superstep%s, %s\n", S->key, S->P,
+            S->P == 1 ? "" : "es", r->engine, S->present < S->P ? ", PARTS MISSING" : "",
+            S->nsteps, S->nsteps == 1 ? "" : "s", pf_fmt_time(a, sizeof a, S->total));
+    if (S->present < S->P)
+        fprintf(f, "  only %u of %u processes' parts were found\n", S->present, S->P);
+    if (S->unequal)
+        fprintf(f, "  the processes recorded different numbers of supersteps (partitioned "
+                "syncs?); the first %zu are merged\n", S->nsteps);
+    fprintf(f, "  time over all processes: computation %.1f%%, communication %.1f%%, waiting %.1f%%\n",
+            pf_pct(S->comp, S->life), pf_pct(S->comm, S->life), pf_pct(S->wait, S->life));
+    fprintf(f, "  predicted with the recorded g, l (sum of max computation + g*h + l): %s "
+            "(measured %s, %+.0f%%)\n", pf_fmt_time(a, sizeof a, S->pred), pf_fmt_time(b, sizeof b, S->total),
+            S->total > 0 ? 100.0 * (S->pred - S->total) / S->total : 0.0);
+    if (!S->nsteps) return;
+    layers_line(f, S);
+    size_t idx[10];
+    size_t n = pf_top_steps(S, idx, 10);
+    fprintf(f, "  the %zu most expensive supersteps:\n", n);
+    fprintf(f, "    %7s %-7s %11s %11s %7s %11s %11s %11s  %-13s %s\n", "step", "layer", "time", "comp max",
+            "imbal", "exchange", "h", "g*h+l", "cause", "ended by the sync at");
+    for (size_t i = 0; i < n; ++i) {
+        const struct pf_sstep *x = &S->st[idx[i]];
+        const struct pf_step *t = &r->steps[idx[i]];
+        char where[600] = "?";
+        if (t->site >= 0) pf_where(&r->sites[t->site], where, sizeof where);
+        double exch = x->time - x->comp_max;
+        fprintf(f, "    %7zu %-7s %11s %11s %7.2f %11s %11s %11s  %-13s %s\n", idx[i], x->layer,
+                pf_fmt_time(a, sizeof a, x->time), pf_fmt_time(b, sizeof b, x->comp_max), x->imbalance,
+                pf_fmt_time(c, sizeof c, exch > 0 ? exch : 0), pf_fmt_bytes(d, sizeof d, (double)x->h),
+                pf_fmt_time(e, sizeof e, x->pred_comm), x->cause, where);
+    }
+    /* imbalance per superstep, in brief (the report draws all of it) */
+    double *v = malloc(S->nsteps * sizeof *v);
+    if (v) {
+        size_t worst = 0;
+        for (size_t k = 0; k < S->nsteps; ++k) {
+            v[k] = S->st[k].imbalance;
+            if (v[k] > S->st[worst].imbalance) worst = k;
+        }
+        qsort(v, S->nsteps, sizeof *v, pf_cmp_double);
+        fprintf(f, "  load imbalance per superstep (max/mean computation): median %.2f, "
+                "90th percentile %.2f, worst %.2f (step %zu)\n", v[S->nsteps / 2],
+                v[(S->nsteps * 9) / 10 < S->nsteps ? (S->nsteps * 9) / 10 : S->nsteps - 1],
+                S->st[worst].imbalance, worst);
+        free(v);
+    }
+    if (S->nsteps <= 16) {
+        fprintf(f, "  imbalance by step:");
+        for (size_t k = 0; k < S->nsteps; ++k) fprintf(f, " %.2f", S->st[k].imbalance);
+        fprintf(f, "\n");
+    }
+}
+
+void pf_summary(FILE *f, const struct pf_run *R)
+{
+    char a[32];
+    size_t ntop = 0, nnest = 0;
+    for (size_t i = 0; i < R->nsec; ++i) *(R->sec[i].top ? &ntop : &nnest) += 1;
+    fprintf(f, "superstep profile of run %s (%s): %zu top-level section%s, %zu nested, %s\n",
+            R->run, R->dir, ntop, ntop == 1 ? "" : "s", nnest, pf_fmt_time(a, sizeof a, R->total));
+    size_t shown = 0;
+    for (size_t i = 0; i < R->nsec; ++i) {
+        const struct pf_section *S = &R->sec[i];
+        if (!S->top) continue;
+        if (shown++ == 8) {
+            fprintf(f, "(%zu more top-level sections: see report.html)\n", ntop - 8);
+            break;
+        }
+        section_summary(f, S);
+    }
+    size_t ln = 0;
+    for (size_t i = 0; i < R->nsec && nnest; ++i) {
+        const struct pf_section *S = &R->sec[i];
+        if (S->top) continue;
+        if (ln++ == 8) { fprintf(f, "  ... %zu more nested sections\n", nnest - 8); break; }
+        fprintf(f, "nested section %s (in %s, process %d): %u processes, %zu supersteps, %s\n",
+                S->key, S->parent, S->ref->parent_pid, S->P, S->nsteps, pf_fmt_time(a, sizeof a, S->total));
+    }
+}
