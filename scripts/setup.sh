@@ -3,12 +3,13 @@
 # a C/C++ toolchain, CMake + Ninja, GoogleTest, Open MPI (MPI engine),
 # hwloc (thread pinning), FFTW (FFT example), gnuplot (probe plots),
 # libsodium (authentication of the TCP meeting), OpenMP comes with gcc,
-# python3-venv and python3-dev (the Python package, scripts/test_python.sh).
+# python3-venv and python3-dev (the Python package, scripts/test_python.sh),
+# iproute2 (the two simulated hosts of the tests labelled twohost).
 # Safe to run again. Needs root (or sudo).
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev
       libopenmpi-dev openmpi-bin libhwloc-dev libfftw3-dev gnuplot-nox python3
-      libsodium-dev python3-venv python3-dev bc procps)
+      libsodium-dev python3-venv python3-dev bc procps iproute2)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
