@@ -68,6 +68,14 @@ void mpi_wait_serve(struct mpi_group *g, struct mpi_wait *w, unsigned it, unsign
     }
 }
 
+/* A wait's turn to consult the watchdog: every 1024th step, and every 16th
+ * once it yields or naps (1024 napping steps on a loaded host can outlast
+ * SUPERSTEP_SYNC_WARN: across hosts a 1 s warning never came in 4 s). */
+int mpi_wait_watch_due(const struct mpi_wait *w, unsigned it)
+{
+    return (it & 1023) == 0 || (w->idle && (it & 15) == 0);
+}
+
 /* The watchdog (core/watchdog.c), called now and then by the waits of a
  * sync: state[q] is what this process knows of q's arrival. */
 void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned char *state)
@@ -168,7 +176,7 @@ int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook)
              * (at every 1024th nap a bsp_direct_get on us took up to
              * 0.2 s), else now and then */
             mpi_wait_serve(g, &w, ++it, 63);
-            if ((it & 1023) == 0) {
+            if (mpi_wait_watch_due(&w, it)) {
                 node_arrivals(g, e, g->wflags_state);
                 mpi_sync_watch(g, &wt, g->wflags_state);
             }
@@ -267,7 +275,7 @@ int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e, uint3
         if (!missing) return 0;
         if (!n) {
             mpi_wait_step(&w);
-            if ((it & 1023) == 0) {
+            if (mpi_wait_watch_due(&w, it)) {
                 for (lpf_pid_t q = 0; q < P; ++q)
                     g->wflags_state[q] = q == me || g->got[q] ? SSTEP_ARR_YES : SSTEP_ARR_NOT;
                 mpi_sync_watch(g, &wt, g->wflags_state);

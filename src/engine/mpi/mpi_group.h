@@ -336,6 +336,8 @@ SSTEP_HIDDEN uint64_t mpi_now_ns(void);
 /* serve peers' direct gets from a wait (mpi_exchange.c says when) */
 SSTEP_HIDDEN void mpi_wait_serve(struct mpi_group *g, struct mpi_wait *w, unsigned it,
         unsigned mask);
+/* whether a wait's step it should consult the watchdog */
+SSTEP_HIDDEN int mpi_wait_watch_due(const struct mpi_wait *w, unsigned it);
 SSTEP_HIDDEN void mpi_wait_all(struct mpi_group *g, struct reqv *v);
 SSTEP_HIDDEN void mpi_post_send(struct reqv *v, const char *buf, size_t n, lpf_pid_t q, int tag,
         MPI_Comm c);
