@@ -4,12 +4,13 @@
 # hwloc (thread pinning), FFTW (FFT example), gnuplot (probe plots),
 # libsodium (authentication of the TCP meeting), OpenMP comes with gcc,
 # python3-venv and python3-dev (the Python package, scripts/test_python.sh),
-# help2man (optional: the tools' man pages; without it they are skipped).
+# help2man (optional: the tools' man pages; without it they are skipped),
+# iproute2 (the two simulated hosts of the tests labelled twohost).
 # Safe to run again. Needs root (or sudo).
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev
       libopenmpi-dev openmpi-bin libhwloc-dev libfftw3-dev gnuplot-nox python3
-      libsodium-dev python3-venv python3-dev bc procps help2man)
+      libsodium-dev python3-venv python3-dev bc procps help2man iproute2)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,11 +1,11 @@
 #!/bin/sh
 # pub_misuse_mpi.sh BSPRUN PROG CASE P REGEX -- one PUB mistake on the MPI
 # engine (tests/pub/pub_misuse.c reads the case from PUB_MISUSE_CASE on the
-# other ranks): exit status 6, exactly one "superstep:" line matching REGEX,
-# within 20 s.
+# other ranks, handed to every host by bsprun -x): exit status 6, exactly one
+# "superstep:" line matching REGEX, within 20 s.
 bsprun=$1 prog=$2 case=$3 P=$4 regex=$5
 start=$(date +%s)
-out=$(PUB_MISUSE_CASE=$case timeout 60 "$bsprun" --engine mpi -n "$P" "$prog" "$case" "$P" 2>&1)
+out=$(timeout 60 "$bsprun" --engine mpi -x "PUB_MISUSE_CASE=$case" -n "$P" "$prog" "$case" "$P" 2>&1)
 rc=$?
 secs=$(( $(date +%s) - start ))
 printf '%s\n' "$out"

@@ -7,10 +7,11 @@ bsprun=$1 prog=$2 engine=$3 n=$4 case=$5
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 fail() { echo "FAILED ($case, $engine, n=$n): $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
-run() {   # run MODE [ENV=VALUE ...]
+run() {   # run MODE [ENV=VALUE ...] (the settings reach every host: bsprun -x)
   local m=$1; shift
-  local t0=$SECONDS
-  env "$@" timeout 120 "$bsprun" --engine "$engine" -n "$n" "$prog" "$m" >"$out" 2>"$err"
+  local t0=$SECONDS a xs=()
+  for a in "$@"; do xs+=(-x "$a"); done
+  env "$@" timeout 120 "$bsprun" --engine "$engine" "${xs[@]}" -n "$n" "$prog" "$m" >"$out" 2>"$err"
   rc=$?
   dt=$((SECONDS - t0))
   echo "$case: exit status $rc after ${dt}s"

@@ -53,6 +53,32 @@ void mpi_wait_step(struct mpi_wait *w)
     if (w->nap < w->nap_max) w->nap *= 2;
 }
 
+/* A wait's turn to serve peers' bsp_direct_get: every step once it yields
+ * or naps (a step then lasts microseconds or more), else every (mask+1)th
+ * step: mask 0 where each step calls MPI anyway (a probe costs about as
+ * much; at every 16th spinning step an 8-byte read through the owner took
+ * 3-5 us instead of 0.6), more where a step is a load from shared memory.
+ * A request served starts the wait afresh (spin, then yield): a reader
+ * reads in bursts, and its next request must not find us in a nap (at
+ * every 16th nap step a read across nodes took 4-5 ms). */
+void mpi_wait_serve(struct mpi_group *g, struct mpi_wait *w, unsigned it, unsigned mask)
+{
+    if (!w->idle && (it & mask) != mask) return;
+    if (mpi_serve_dgets(g)) {
+        w->t0 = 0;
+        w->idle = 0;
+        w->nap = 2000;
+    }
+}
+
+/* A wait's turn to consult the watchdog: every 1024th step, and every 16th
+ * once it yields or naps (1024 napping steps on a loaded host can outlast
+ * SUPERSTEP_SYNC_WARN: across hosts a 1 s warning never came in 4 s). */
+int mpi_wait_watch_due(const struct mpi_wait *w, unsigned it)
+{
+    return (it & 1023) == 0 || (w->idle && (it & 15) == 0);
+}
+
 /* The watchdog (core/watchdog.c), called now and then by the waits of a
  * sync: state[q] is what this process knows of q's arrival. */
 void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned char *state)
@@ -104,7 +130,7 @@ void mpi_wait_all(struct mpi_group *g, struct reqv *v)
     for (unsigned i = 1;; ++i) {
         MPI_Testall((int)v->n, v->r, &flag, MPI_STATUSES_IGNORE);
         if (flag) break;
-        if ((i & 15) == 0) mpi_serve_dgets(g);
+        mpi_wait_serve(g, &w, i, 0);
         mpi_wait_step(&w);
     }
     v->n = 0;
@@ -150,10 +176,10 @@ int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook)
         int st;
         while ((st = word_state(v = atomic_load_explicit(wp, memory_order_acquire), g->gen, e)) == 0) {
             /* peers' direct gets: at every step once we yield or nap
-             * (every step then lasts microseconds or more; at 1024 naps
-             * a bsp_direct_get on us took up to 0.2 s), else now and then */
-            if ((++it & 1023) == 0 || w.idle) mpi_serve_dgets(g);
-            if ((it & 1023) == 0) {
+             * (at every 1024th nap a bsp_direct_get on us took up to
+             * 0.2 s), else now and then */
+            mpi_wait_serve(g, &w, ++it, 63);
+            if (mpi_wait_watch_due(&w, it)) {
                 node_arrivals(g, e, g->wflags_state);
                 mpi_sync_watch(g, &wt, g->wflags_state);
             }
@@ -241,7 +267,7 @@ int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e, uint3
         int n = 0;
         MPI_Testsome((int)P, g->rfirst, &n, g->idx, MPI_STATUSES_IGNORE);
         if (n == MPI_UNDEFINED) n = 0;
-        if (!n && (it & 15) == 0) mpi_serve_dgets(g);
+        if (!n) mpi_wait_serve(g, &w, it, 0);
         /* mark every completed receive before judging any (the drain
          * relies on got[] when this exchange fails) */
         for (int i = 0; i < n; ++i) g->got[g->idx[i]] = 1;
@@ -252,7 +278,7 @@ int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e, uint3
         if (!missing) return 0;
         if (!n) {
             mpi_wait_step(&w);
-            if ((it & 1023) == 0) {
+            if (mpi_wait_watch_due(&w, it)) {
                 for (lpf_pid_t q = 0; q < P; ++q)
                     g->wflags_state[q] = q == me || g->got[q] ? SSTEP_ARR_YES : SSTEP_ARR_NOT;
                 mpi_sync_watch(g, &wt, g->wflags_state);

@@ -333,6 +333,11 @@ SSTEP_HIDDEN void mpi_group_free(struct mpi_group *g);
 /* mpi_exchange.c */
 #define NAP_SYNC_NS 200000L    /* waiting in a sync naps at most this long */
 SSTEP_HIDDEN uint64_t mpi_now_ns(void);
+/* serve peers' direct gets from a wait (mpi_exchange.c says when) */
+SSTEP_HIDDEN void mpi_wait_serve(struct mpi_group *g, struct mpi_wait *w, unsigned it,
+        unsigned mask);
+/* whether a wait's step it should consult the watchdog */
+SSTEP_HIDDEN int mpi_wait_watch_due(const struct mpi_wait *w, unsigned it);
 SSTEP_HIDDEN void mpi_wait_all(struct mpi_group *g, struct reqv *v);
 SSTEP_HIDDEN void mpi_post_send(struct reqv *v, const char *buf, size_t n, lpf_pid_t q, int tag,
         MPI_Comm c);
@@ -378,7 +383,8 @@ SSTEP_HIDDEN void mpi_scatter_gets(struct mpi_group *g, struct sstep_ctx *ctx, l
 SSTEP_HIDDEN lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info);
 
 /* mpi_section.c */
-SSTEP_HIDDEN void mpi_serve_dgets(struct mpi_group *g);
+/* serve the direct gets peers asked of us; how many */
+SSTEP_HIDDEN int mpi_serve_dgets(struct mpi_group *g);
 
 /* mpi_range.c: E1/E2/E4 (pub.md §12.2) */
 SSTEP_HIDDEN lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,

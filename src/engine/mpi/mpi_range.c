@@ -786,7 +786,7 @@ static int do_wait(struct waitst *w)
     for (unsigned it = 0;; ++it) {
         rpoll(g, rs, w->ctx);
         if (cond_met(w)) { rc = w->cause ? W_FAIL : W_DONE; break; }
-        if ((it & 15) == 15) mpi_serve_dgets(g);
+        mpi_wait_serve(g, &mw, it, 15);
         uint64_t now = mpi_now_ns();
         if (now - last_slow >= SLOW_EVERY_NS) {
             last_slow = now;
@@ -1176,7 +1176,7 @@ void mpi_range_drain(struct mpi_group *g)
             }
         progress_sends(rs);
         if (done && rs->ns == 0) break;
-        if ((it & 15) == 15) mpi_serve_dgets(g);
+        mpi_wait_serve(g, &mw, it, 15);
         mpi_wait_step(&mw);
     }
     range_free(rs);

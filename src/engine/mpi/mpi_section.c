@@ -376,9 +376,10 @@ static lpf_err_t mp_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
 /* ------------------------------------------------------------------ */
 
 /* Serve the direct gets peers sent us: read our memory now and send it
- * (bounds are checked here, at the owner). */
-void mpi_serve_dgets(struct mpi_group *g)
+ * (bounds are checked here, at the owner). Returns how many. */
+int mpi_serve_dgets(struct mpi_group *g)
 {
+    int served = 0;
     for (;;) {
         int flag = 0;
         MPI_Message m;
@@ -393,12 +394,14 @@ void mpi_serve_dgets(struct mpi_group *g)
             sstep_remote_range_error(g->ctx, "bsp_direct_get", q, r.slot, (size_t)r.off,
                     (size_t)r.size);
         mpi_post_send(&g->rdg, from, (size_t)r.size, q, T_DGREP, g->comm);
+        served++;
     }
     if (g->rdg.n) {
         int done = 0;
         MPI_Testall((int)g->rdg.n, g->rdg.r, &done, MPI_STATUSES_IGNORE);
         if (done) g->rdg.n = 0;
     }
+    return served;
 }
 
 /* bsp_direct_get on one node: read the owner's memory now with
