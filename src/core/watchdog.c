@@ -104,7 +104,7 @@ void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,
     /* the others' counts in the user's numbering too (layers sync together,
      * so everyone's own syncs are ours) */
     uint64_t *us = NULL;
-    if (steps && lsub && (us = malloc(P * sizeof *us)) != NULL) {
+    if (steps && lsub && (us = calloc(P, sizeof *us)) != NULL) {
         for (lpf_pid_t q = 0; q < P; ++q)
             us[q] = steps[q] > lsub ? steps[q] - lsub : 0;
         steps = us;
