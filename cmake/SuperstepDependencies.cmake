@@ -13,6 +13,10 @@
 # Python_FOUND (+ Python_EXECUTABLE), GNUPLOT_FOUND.
 
 list(PREPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_LIST_DIR})
+# build folders configured by older versions hold pkg-config's cached
+# HWLOC_FOUND / SODIUM_FOUND: only what is found now counts
+unset(HWLOC_FOUND CACHE)
+unset(SODIUM_FOUND CACHE)
 
 # ---- MPI: the MPI and hybrid engines ----------------------------------------
 set(SUPERSTEP_HAVE_MPI OFF)
@@ -61,16 +65,16 @@ endif()
 find_package(Gnuplot QUIET)
 
 # ---- summary ---------------------------------------------------------------
-# _sstep_feature(VAR LABEL PKG FOUND USED WHY_UNUSED HINT ADDS): one summary
-# line in ${VAR}_line; appends LABEL to SSTEP_MISSING when the build would
+# _sstep_feature(LABEL PKG FOUND USED WHY_UNUSED HINT ADDS): one line of the
+# summary in SSTEP_SUMMARY; appends LABEL to SSTEP_MISSING when the build would
 # use it and it is missing.
 macro(_sstep_feature label pkg found used why_unused hint adds)
-  if(${found})
-    set(_st "ON ")
-    set(_why "")
-  elseif(NOT ${used})
+  if(NOT ${used})
     set(_st "OFF")
     set(_why " [not used: ${why_unused}]")
+  elseif(${found})
+    set(_st "ON ")
+    set(_why "")
   elseif(CMAKE_DISABLE_FIND_PACKAGE_${pkg})
     set(_st "OFF")
     set(_why " [hidden: CMAKE_DISABLE_FIND_PACKAGE_${pkg}=ON]")
@@ -95,14 +99,14 @@ function(_sstep_summary)
     set(mpi_used OFF)
   endif()
   _sstep_feature(MPI MPI SUPERSTEP_HAVE_MPI mpi_used "SUPERSTEP_WITH_MPI=OFF"
-    "libopenmpi-dev openmpi-bin"
+    "Debian packages libopenmpi-dev openmpi-bin"
     "MPI and hybrid engines (bsprun --engine mpi|hybrid, <lpf/mpi.h>), their tests and benchmarks")
   _sstep_feature(libsodium Sodium SUPERSTEP_HAVE_SODIUM SUPERSTEP_HAVE_MPI "no MPI engine"
-    "libsodium-dev"
+    "Debian package libsodium-dev"
     "authentication of the TCP meeting (without it lpf_mpi_initialize_over_tcp refuses to run)")
-  _sstep_feature(hwloc Hwloc HWLOC_FOUND on "" "libhwloc-dev"
+  _sstep_feature(hwloc Hwloc HWLOC_FOUND on "" "Debian package libhwloc-dev"
     "pinning threads in topology order (else in the OS's CPU numbering)")
-  _sstep_feature(FFTW FFTW3 SSTEP_HAVE_FFTW on "" "libfftw3-dev"
+  _sstep_feature(FFTW FFTW3 SSTEP_HAVE_FFTW on "" "Debian package libfftw3-dev"
     "the BSP FFT: example bspfft, its tests, the Python package's fft")
   set(thr_found OFF)
   if(FFTW3_THREADS_LIBRARY)
@@ -115,7 +119,7 @@ function(_sstep_summary)
   elseif(SUPERSTEP_BUILD_BENCH)
     set(thr_why "no FFTW")
   endif()
-  _sstep_feature(fftw3_threads FFTW3 thr_found thr_used "${thr_why}" "libfftw3-dev"
+  _sstep_feature(fftw3_threads FFTW3 thr_found thr_used "${thr_why}" "Debian package libfftw3-dev"
     "bench_fft (FFTW with threads as the baseline)")
   set(omp_found OFF)
   if(OpenMP_C_FOUND AND OpenMP_CXX_FOUND)
@@ -125,14 +129,14 @@ function(_sstep_summary)
     "a compiler with OpenMP (gcc has it)"
     "OpenMP baselines of bench_core, bench_inprod, bench_spmv, bench_pagerank, bench_sort")
   _sstep_feature(GoogleTest GTest GTest_FOUND SUPERSTEP_BUILD_TESTS "SUPERSTEP_BUILD_TESTS=OFF"
-    "libgtest-dev" "the test suite (tests/, ctest)")
+    "Debian package libgtest-dev" "the test suite (tests/, ctest)")
   set(py_used OFF)
   if(SUPERSTEP_BUILD_TESTS OR SKBUILD)
     set(py_used ON)
   endif()
-  _sstep_feature(Python Python Python_FOUND py_used "SUPERSTEP_BUILD_TESTS=OFF" "python3"
+  _sstep_feature(Python Python Python_FOUND py_used "SUPERSTEP_BUILD_TESTS=OFF" "Debian package python3"
     "the JSON check of tests/prof, bsprun's signal tests (and pip install . needs it)")
-  _sstep_feature(gnuplot Gnuplot GNUPLOT_FOUND on "" "gnuplot-nox"
+  _sstep_feature(gnuplot Gnuplot GNUPLOT_FOUND on "" "Debian package gnuplot-nox"
     "bspprobe's plots (it runs gnuplot at run time when on PATH)")
   set(SSTEP_SUMMARY "${SSTEP_SUMMARY}" PARENT_SCOPE)
   set(SSTEP_MISSING "${SSTEP_MISSING}" PARENT_SCOPE)
