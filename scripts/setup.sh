@@ -4,8 +4,11 @@
 # hwloc (thread pinning), FFTW (FFT example), gnuplot (probe plots),
 # libsodium (authentication of the TCP meeting), OpenMP comes with gcc,
 # python3-venv and python3-dev (the Python package, scripts/test_python.sh),
-# help2man (optional: the tools' man pages; without it they are skipped),
-# iproute2 (the two simulated hosts of the tests labelled twohost).
+# help2man (the tools' man pages), iproute2 (the two simulated hosts of the
+# tests labelled twohost).
+# Only the toolchain and CMake are required to build the library;
+# the rest add parts (README lists them) and scripts/test.sh, which builds
+# with SUPERSTEP_REQUIRE_ALL=ON, needs them all.
 # Safe to run again. Needs root (or sudo).
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev

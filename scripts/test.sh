@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds Superstep and runs every test:
-#   1. release build: the whole suite, every engine that was built;
+#   1. release build: the whole suite, every engine (label optional-deps:
+#      the builds with each optional dependency hidden);
 #   2. ASan+UBSan build and 3. TSan build: the tests labelled 'sanitize'
 #      (a cross-section of every engine and layer).
 # Usage: scripts/test.sh [--quick]   (--quick: release build only)
@@ -9,9 +10,12 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs=${JOBS:-2}
 
+# SUPERSTEP_REQUIRE_ALL: a missing optional dependency stops the build here
+# instead of silently leaving its tests out (the optional-deps test checks
+# the builds without them)
 build() {
   local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DSUPERSTEP_REQUIRE_ALL=ON "$@" >/dev/null
   cmake --build "$dir" -j "$jobs"
 }
 
@@ -20,7 +24,8 @@ build build -DCMAKE_BUILD_TYPE=Release
 # the MPI and hybrid engines across two simulated hosts (network namespaces,
 # tests/twohost; skipped with the reason where the machine does not allow them)
 (cd build && ctest -j "$jobs" -L twohost --output-on-failure --timeout 300)
-scripts/test_python.sh   # the Python package: pip install . in build-py/venv, pytest
+# the Python package: pip install . in build-py/venv, pytest
+SKBUILD_CMAKE_DEFINE="SUPERSTEP_REQUIRE_ALL=ON" scripts/test_python.sh
 
 if [ "${1:-}" = "--quick" ]; then exit 0; fi
 

@@ -12,9 +12,73 @@
  * The key is crypto_generichash (BLAKE2b) of the secret, keyed with a label
  * of this protocol; the MACs are crypto_auth's HMAC-SHA512-256. Everything
  * cryptographic is libsodium's.
+ *
+ * A build without libsodium (SUPERSTEP_HAVE_SODIUM undefined) has the same
+ * functions, but tcp_auth_key refuses with a line that says why, so the
+ * meeting fails before any connection is made.
  */
 #define _GNU_SOURCE
 #include "mpi_tcp_auth.h"
+
+#ifndef SUPERSTEP_HAVE_SODIUM
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tcp_auth_key(unsigned char key[TCP_KEY_BYTES], char *why, size_t wl)
+{
+    memset(key, 0, TCP_KEY_BYTES);
+    snprintf(why, wl, "this Superstep was built without libsodium, which authenticates the "
+            "processes of the TCP meeting; rebuild it with libsodium (libsodium-dev) to use "
+            "lpf_mpi_initialize_over_tcp");
+    return -1;
+}
+
+/* never reached: every meeting stops at tcp_auth_key */
+static void no_sodium(void)
+{
+    fprintf(stderr, "superstep: internal error: TCP meeting authentication used in a build "
+            "without libsodium\n");
+    abort();
+}
+
+void tcp_auth_random(void *buf, size_t n)
+{
+    (void)buf;
+    (void)n;
+    no_sodium();
+}
+
+void tcp_auth_mac(unsigned char mac[TCP_MAC_BYTES], const unsigned char key[TCP_KEY_BYTES],
+        const char *label, const struct tcp_part *parts, size_t nparts)
+{
+    (void)mac; (void)key; (void)label; (void)parts; (void)nparts;
+    no_sodium();
+}
+
+int tcp_auth_check(const unsigned char mac[TCP_MAC_BYTES], const unsigned char key[TCP_KEY_BYTES],
+        const char *label, const struct tcp_part *parts, size_t nparts)
+{
+    (void)mac; (void)key; (void)label; (void)parts; (void)nparts;
+    no_sodium();
+    return 0;
+}
+
+int tcp_auth_equal(const unsigned char a[TCP_MAC_BYTES], const unsigned char b[TCP_MAC_BYTES])
+{
+    (void)a; (void)b;
+    no_sodium();
+    return 0;
+}
+
+void tcp_auth_wipe(void *buf, size_t n)
+{
+    volatile unsigned char *p = buf;
+    while (n--) *p++ = 0;
+}
+
+#else /* SUPERSTEP_HAVE_SODIUM */
 
 #include <sodium.h>
 
@@ -270,3 +334,5 @@ void tcp_auth_wipe(void *buf, size_t n)
 {
     sodium_memzero(buf, n);
 }
+
+#endif /* SUPERSTEP_HAVE_SODIUM */

@@ -1,7 +1,8 @@
 /*
  * Authentication of the TCP meeting point (lpf_mpi_initialize_over_tcp):
  * the shared secret and the MACs of the challenge-response, all on
- * libsodium. mpi_tcp.c runs the protocol; docs/mpi.md describes it.
+ * libsodium (a build without it refuses the meeting in tcp_auth_key).
+ * mpi_tcp.c runs the protocol; docs/mpi.md describes it.
  */
 #ifndef SSTEP_MPI_TCP_AUTH_H
 #define SSTEP_MPI_TCP_AUTH_H

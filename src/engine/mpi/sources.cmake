@@ -15,21 +15,17 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp_auth.c)
 
 # libsodium authenticates the processes of lpf_mpi_initialize_over_tcp
-# (mpi_tcp_auth.c): a required dependency of the MPI engine.
-find_package(PkgConfig QUIET)
-if(PkgConfig_FOUND)
-  pkg_check_modules(SODIUM QUIET libsodium)
-endif()
-if(NOT SODIUM_FOUND)
-  message(FATAL_ERROR "The MPI engine needs libsodium (it authenticates the processes that "
-    "meet in lpf_mpi_initialize_over_tcp) and pkg-config to find it: install "
-    "libsodium-dev and pkg-config (scripts/setup.sh), or configure with "
-    "-DSUPERSTEP_WITH_MPI=OFF")
+# (mpi_tcp_auth.c; found by cmake/SuperstepDependencies.cmake). Without it
+# the engine is built all the same and only that call refuses to run.
+set(SSTEP_PC_SODIUM "" PARENT_SCOPE)
+if(NOT SUPERSTEP_HAVE_SODIUM)
+  return()
 endif()
 set_source_files_properties(
   ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp.c ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp_auth.c
   PROPERTIES INCLUDE_DIRECTORIES "${SODIUM_INCLUDE_DIRS}"
-             COMPILE_OPTIONS "${SODIUM_CFLAGS_OTHER}")
+             COMPILE_OPTIONS "${SODIUM_CFLAGS_OTHER}"
+             COMPILE_DEFINITIONS SUPERSTEP_HAVE_SODIUM=1)
 # full paths, as for hwloc: the installed CMake package needs nothing more
 list(APPEND SSTEP_PRIVATE_LIBS ${SODIUM_LINK_LIBRARIES})
 # and the pkg-config file lists it for static links (cmake/superstep.pc.in)
