@@ -2,6 +2,7 @@
 # The performance tables of docs/performance.md from one run:
 #
 #   bench/report.sh [-b build-dir] [-r rounds] [-p P] [-o out.md] [-j raw.jsonl]
+#                   [-u README.md]
 #
 # Runs bench_core, bench_bsplib and bench_pub (Release build; configured
 # and built in build-dir, default build-rel, when missing) for `rounds`
@@ -12,17 +13,21 @@
 # Writes markdown (stdout, or -o FILE): the machine (lscpu model, cores),
 # then per row the median over the rounds and the range (min - max).
 # The raw JSON lines go to -j FILE (default: a temporary file, removed).
+# -u FILE also puts the machine line and the latency and bulk tables into
+# FILE between the lines "<!-- bench/report.sh: begin -->" and
+# "<!-- bench/report.sh: end -->" (README's performance section).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=build-rel rounds=5 P=2 out= raw=
-while getopts "b:r:p:o:j:" opt; do
+dir=build-rel rounds=5 P=2 out= raw= readme=
+while getopts "b:r:p:o:j:u:" opt; do
   case $opt in
     b) dir=$OPTARG ;;
     r) rounds=$OPTARG ;;
     p) P=$OPTARG ;;
     o) out=$OPTARG ;;
     j) raw=$OPTARG ;;
-    *) echo "usage: $0 [-b build-dir] [-r rounds] [-p P] [-o out.md] [-j raw.jsonl]" >&2; exit 2 ;;
+    u) readme=$OPTARG ;;
+    *) echo "usage: $0 [-b build-dir] [-r rounds] [-p P] [-o out.md] [-j raw.jsonl] [-u README.md]" >&2; exit 2 ;;
   esac
 done
 if [ ! -x "$dir/bench/bench_core" ] || [ ! -x "$dir/bench/bench_bsplib" ] || [ ! -x "$dir/bench/bench_pub" ]; then
@@ -149,5 +154,23 @@ for bench, label in (("put_coarse", "`bsp_put`"), ("hpput_coarse", "`bsp_hpput`"
             stat([r["h_bytes"] / r["lpf_us"] * 1e-3 for r in rs], f3), stat([r["ratio_to_lpf"] for r in rs], f2)))
 EOF
 }
-if [ -n "$out" ]; then emit > "$out"; else emit; fi
+report=$(emit)
+if [ -n "$out" ]; then printf '%s\n' "$report" > "$out"; else printf '%s\n' "$report"; fi
+if [ -n "$readme" ]; then
+  # the machine line and the first two tables, one heading level down
+  REPORT="$report" python3 - "$readme" <<'EOF'
+import os, re, sys
+path = sys.argv[1]
+rep = os.environ["REPORT"].split("\n## BSPlib against the LPF core")[0]
+body = rep.split("\n", 1)[1].strip()          # without the "# Performance" title
+body = re.sub(r"^## ", "### ", body, flags=re.M)
+begin, end = "<!-- bench/report.sh: begin -->", "<!-- bench/report.sh: end -->"
+text = open(path).read()
+if begin not in text or end not in text:
+    sys.exit("report.sh: %s has no %s ... %s block" % (path, begin, end))
+head, rest = text.split(begin, 1)
+tail = rest.split(end, 1)[1]
+open(path, "w").write(head + begin + "\n" + body + "\n" + end + tail)
+EOF
+fi
 if [ "$keep_raw" = 0 ]; then rm -f "$raw"; fi

@@ -8,7 +8,9 @@
  *   mpi_apply.c     applying what arrived: gets, messages, puts
  *   mpi_sync.c      the sync itself (design in its head comment)
  *   mpi_section.c   leaving a section, exec/hook/rehook, direct get, abort
- *   mpi_range.c     the PUB extensions E1, E2, E4 (range and oblivious syncs)
+ *   mpi_range.c     the PUB extensions E1, E2 (range and oblivious syncs): the
+ *                   protocol, the waits
+ *   mpi_range_net.c their packets, sending and receiving; E4's rounds
  */
 #ifndef SSTEP_MPI_GROUP_H
 #define SSTEP_MPI_GROUP_H

@@ -64,508 +64,7 @@
  * communicator) and waits for its own sends.
  */
 #define _GNU_SOURCE
-#include "mpi_group.h"
-#include "../../core/pubext_internal.h"
-
-#include <limits.h>
-
-#define BLOCKED_NS 100000000ull     /* pid 0 starts rounds after 0.1 s */
-#define ROUND_GAP_NS 50000000ull    /* rounds at least this far apart */
-#define SLOW_EVERY_NS 1000000ull    /* slow-path checks at most this often */
-#define FAILED_GRACE_NS 1000000000ull /* a member that failed (and has not left):
-                                         its error usually ends the job first */
-
-enum {
-    RP_BATCH = 0x52420001u, RP_ARRIVE, RP_REPLY, RP_GONE, RP_PROBE, RP_ANSWER, RP_VERDICT
-};
-
-struct rhdr {
-    uint64_t type;
-    uint64_t object, step;
-    uint32_t kind, flags;
-    uint64_t check;
-    uint64_t nput, nget;
-    uint64_t put_bytes;
-};
-_Static_assert(sizeof(struct rhdr) == 64, "range packet header is 64 bytes");
-
-#define RF_CHECK 1u      /* ARRIVE: the sender's check is nonzero */
-#define RF_FINAL 2u      /* GONE: the sender left the section: its last packet */
-
-/* put and get records of an ARRIVE: a put's data follows, padded to 8 */
-struct rrec {
-    uint32_t slot, pad_;
-    uint64_t off, size;
-};
-
-/* ANSWER, VERDICT, GONE: a process's state (ANSWER, GONE: its sent
- * vector [P] follows) */
-struct rrep {
-    uint64_t round, in_wait, serial, sent_total, recv_total;
-    uint64_t object, step, arrived, expect;
-    uint32_t kind, lo, n, pid;
-};
-
-struct pnode {
-    struct pnode *next;
-    char *buf;
-    size_t len;
-    lpf_pid_t src;
-};
-
-struct mpi_range {
-    lpf_pid_t P, me;
-    uint64_t *sent, *recv;         /* [P] data packets to / from each process */
-    uint64_t sent_total, recv_total;
-    int sent_any;                  /* any packet sent: a final GONE is due */
-    int failed;                    /* a GONE was sent */
-    int leaving;
-    unsigned char *gone;           /* [P] GONE received (1: failed, 2: left) */
-    uint64_t *gone_at;             /* [P] when a failure GONE came */
-    unsigned char *fin;            /* [P] final GONE received */
-    unsigned char *need;           /* [P] a final GONE is announced */
-    struct pnode *early;           /* ARRIVE and REPLY packets not taken */
-    uint64_t npk, nbatch;          /* packets kept / batches received so far */
-    MPI_Request *sreq;             /* open sends and their buffers */
-    char **sbuf;
-    size_t ns, scap;
-    /* the wait in progress (for ANSWERs) */
-    int in_wait;
-    uint64_t serial;
-    struct rrep w;
-    /* the verdict */
-    int deadlock;
-    struct rrep verdict;
-    /* pid 0: the rounds */
-    uint64_t round;
-    int open;
-    uint64_t t_round;
-    int have_prev;
-    uint64_t ngone_prev;
-    unsigned char *answered;       /* [P] */
-    struct rrep *cur, *prev;       /* [P] */
-    uint64_t *insum;               /* [P] this round: packets sent to each */
-    uint64_t *gone_sent;           /* [P] the same from gone processes */
-    unsigned char *counted;        /* [P] gone process counted in gone_sent */
-    struct mpi_watch wt;
-    unsigned char *wstate;         /* [P] watchdog scratch */
-};
-
-/* ------------------------------------------------------------------ */
-/* State                                                                */
-/* ------------------------------------------------------------------ */
-
-static void range_free(struct mpi_range *rs)
-{
-    if (!rs) return;
-    for (struct pnode *p = rs->early, *n; p; p = n) {
-        n = p->next;
-        free(p->buf);
-        free(p);
-    }
-    for (size_t i = 0; i < rs->ns; ++i) free(rs->sbuf[i]);
-    free(rs->sreq);
-    free(rs->sbuf);
-    free(rs->sent);
-    free(rs->recv);
-    free(rs->gone);
-    free(rs->gone_at);
-    free(rs->fin);
-    free(rs->need);
-    free(rs->answered);
-    free(rs->cur);
-    free(rs->prev);
-    free(rs->insum);
-    free(rs->gone_sent);
-    free(rs->counted);
-    free(rs->wstate);
-    free(rs);
-}
-
-static struct mpi_range *range_of(struct mpi_group *g)
-{
-    if (SSTEP_LIKELY(g->range != NULL)) return g->range;
-    const lpf_pid_t P = g->P;
-    struct mpi_range *rs = calloc(1, sizeof *rs);
-    if (rs) {
-        rs->P = P;
-        rs->me = g->pid;
-        rs->sent = calloc(P, sizeof *rs->sent);
-        rs->recv = calloc(P, sizeof *rs->recv);
-        rs->gone = calloc(P, 1);
-        rs->gone_at = calloc(P, sizeof *rs->gone_at);
-        rs->fin = calloc(P, 1);
-        rs->need = calloc(P, 1);
-        rs->wstate = calloc(P, 1);
-    }
-    if (!rs || !rs->sent || !rs->recv || !rs->gone || !rs->gone_at || !rs->fin || !rs->need || !rs->wstate)
-        sstep_fatal(g->ctx, "sstep_sync_range", "out of memory (range state)");
-    g->range = rs;
-    return rs;
-}
-
-/* ------------------------------------------------------------------ */
-/* Sending                                                              */
-/* ------------------------------------------------------------------ */
-
-static void progress_sends(struct mpi_range *rs)
-{
-    if (!rs->ns) return;
-    size_t k = 0;
-    for (size_t i = 0; i < rs->ns; ++i) {
-        int done = 0;
-        MPI_Test(&rs->sreq[i], &done, MPI_STATUS_IGNORE);
-        if (done) {
-            free(rs->sbuf[i]);
-            continue;
-        }
-        rs->sreq[k] = rs->sreq[i];
-        rs->sbuf[k] = rs->sbuf[i];
-        k++;
-    }
-    rs->ns = k;
-}
-
-/* send buf (malloc'ed, freed once sent) to q; data: counts for E4 */
-static void rsend(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q, char *buf, size_t len,
-        int data)
-{
-    if (SSTEP_UNLIKELY(len > (size_t)INT_MAX))
-        sstep_fatal(g->ctx, "sstep_sync_range", "a range packet of %zu bytes to process %u "
-                "exceeds the MPI engine's limit of %d bytes", len, q, INT_MAX);
-    if (rs->ns == rs->scap) {
-        size_t c = rs->scap ? 2 * rs->scap : 32;
-        MPI_Request *r = realloc(rs->sreq, c * sizeof *r);
-        if (r) rs->sreq = r;
-        char **b = realloc(rs->sbuf, c * sizeof *b);
-        if (b) rs->sbuf = b;
-        if (!r || !b) sstep_fatal(g->ctx, "sstep_sync_range", "out of memory (send list)");
-        rs->scap = c;
-    }
-    MPI_Isend(buf, (int)len, MPI_BYTE, (int)q, T_RANGE, g->comm, &rs->sreq[rs->ns]);
-    rs->sbuf[rs->ns++] = buf;
-    rs->sent_any = 1;
-    if (data) {
-        rs->sent[q]++;
-        rs->sent_total++;
-    }
-}
-
-static char *palloc(struct mpi_group *g, size_t n)
-{
-    char *p = malloc(n ? n : 1);
-    if (!p) sstep_fatal(g->ctx, "sstep_sync_range", "out of memory (a %zu-byte range packet)", n);
-    return p;
-}
-
-/* our state and sent vector: GONE and ANSWER packets */
-static char *state_packet(struct mpi_group *g, struct mpi_range *rs, uint32_t type,
-        uint32_t flags, uint64_t round, size_t *len)
-{
-    *len = sizeof(struct rhdr) + sizeof(struct rrep) + (size_t)rs->P * 8;
-    char *b = palloc(g, *len);
-    struct rhdr h;
-    memset(&h, 0, sizeof h);
-    h.type = type;
-    h.flags = flags;
-    memcpy(b, &h, sizeof h);
-    struct rrep r = rs->w;
-    r.round = round;
-    r.in_wait = (uint64_t)rs->in_wait;
-    r.serial = rs->serial;
-    r.sent_total = rs->sent_total;
-    r.recv_total = rs->recv_total;
-    r.pid = rs->me;
-    memcpy(b + sizeof h, &r, sizeof r);
-    memcpy(b + sizeof h + sizeof r, rs->sent, (size_t)rs->P * 8);
-    return b;
-}
-
-static void send_gone(struct mpi_group *g, struct mpi_range *rs, int final)
-{
-    for (lpf_pid_t q = 0; q < rs->P; ++q) {
-        if (q == rs->me) continue;
-        size_t len;
-        char *b = state_packet(g, rs, RP_GONE, final ? RF_FINAL : 0, 0, &len);
-        rsend(g, rs, q, b, len, 0);
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* Receiving                                                            */
-/* ------------------------------------------------------------------ */
-
-static void note_gone(struct mpi_range *rs, lpf_pid_t q, const char *buf, size_t len, int final)
-{
-    if (final) {
-        rs->gone[q] = 2;
-    } else if (!rs->gone[q]) {
-        rs->gone[q] = 1;
-        rs->gone_at[q] = mpi_now_ns();
-    }
-    if (rs->me != 0 || !rs->gone_sent || rs->counted[q]) return;
-    if (len < sizeof(struct rhdr) + sizeof(struct rrep) + (size_t)rs->P * 8) return;
-    const char *v = buf + sizeof(struct rhdr) + sizeof(struct rrep);
-    for (lpf_pid_t d = 0; d < rs->P; ++d) {
-        uint64_t x;
-        memcpy(&x, v + (size_t)d * 8, 8);
-        rs->gone_sent[d] += x;
-    }
-    rs->counted[q] = 1;
-}
-
-static void answer(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q, uint64_t round)
-{
-    size_t len;
-    char *b = state_packet(g, rs, RP_ANSWER, 0, round, &len);
-    rsend(g, rs, q, b, len, 0);
-}
-
-static void take_answer(struct mpi_range *rs, lpf_pid_t q, const char *buf, size_t len)
-{
-    if (rs->me != 0 || !rs->open || !rs->cur) return;
-    if (len < sizeof(struct rhdr) + sizeof(struct rrep) + (size_t)rs->P * 8) return;
-    struct rrep r;
-    memcpy(&r, buf + sizeof(struct rhdr), sizeof r);
-    if (r.round != rs->round || rs->answered[q]) return;
-    rs->answered[q] = 1;
-    rs->cur[q] = r;
-    const char *v = buf + sizeof(struct rhdr) + sizeof r;
-    for (lpf_pid_t d = 0; d < rs->P; ++d) {
-        uint64_t x;
-        memcpy(&x, v + (size_t)d * 8, 8);
-        rs->insum[d] += x;
-    }
-}
-
-static void dispatch(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
-        lpf_pid_t q, char *buf, size_t len)
-{
-    uint64_t type = 0;
-    if (len >= 8) memcpy(&type, buf, 8);
-    switch (type) {
-    case RP_BATCH: {
-        rs->recv[q]++;
-        rs->recv_total++;
-        struct sstep_batch *b = (struct sstep_batch *)buf;
-        if (len < sizeof *b || b->bytes != len)
-            sstep_fatal(ctx, "sstep_sync_range", "protocol error: a bad message batch from "
-                    "process %u", q);
-        b->next = NULL;
-        sstep_mailbox_put(ctx, b);
-        rs->nbatch++;
-        return;
-    }
-    case RP_ARRIVE:
-    case RP_REPLY: {
-        rs->recv[q]++;
-        rs->recv_total++;
-        struct pnode *p = malloc(sizeof *p);
-        if (!p) sstep_fatal(ctx, "sstep_sync_range", "out of memory");
-        p->buf = buf;
-        p->len = len;
-        p->src = q;
-        p->next = rs->early;
-        rs->early = p;
-        rs->npk++;
-        return;
-    }
-    case RP_GONE: {
-        struct rhdr h;
-        memcpy(&h, buf, sizeof h);
-        note_gone(rs, q, buf, len, (h.flags & RF_FINAL) != 0);
-        if (h.flags & RF_FINAL) rs->fin[q] = 1;
-        break;
-    }
-    case RP_PROBE: {
-        struct rhdr h;
-        memcpy(&h, buf, sizeof h);
-        if (!rs->leaving && !rs->failed) answer(g, rs, q, h.step);
-        break;
-    }
-    case RP_ANSWER:
-        take_answer(rs, q, buf, len);
-        break;
-    case RP_VERDICT:
-        if (len >= sizeof(struct rhdr) + sizeof(struct rrep) && !rs->deadlock) {
-            memcpy(&rs->verdict, buf + sizeof(struct rhdr), sizeof rs->verdict);
-            rs->deadlock = 1;
-        }
-        break;
-    default:
-        sstep_fatal(ctx, "sstep_sync_range", "protocol error: an unknown range packet from "
-                "process %u", q);
-    }
-    free(buf);
-}
-
-/* receive every range packet from src that is there (src: a pid, or
- * MPI_ANY_SOURCE while the section runs) */
-static void rpoll_from(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx, int src)
-{
-    for (;;) {
-        int flag = 0;
-        MPI_Message m;
-        MPI_Status st;
-        MPI_Improbe(src, T_RANGE, g->comm, &flag, &m, &st);
-        if (!flag) return;
-        int cnt = 0;
-        MPI_Get_count(&st, MPI_BYTE, &cnt);
-        char *buf = palloc(g, (size_t)cnt);
-        MPI_Mrecv(buf, cnt, MPI_BYTE, &m, MPI_STATUS_IGNORE);
-        dispatch(g, rs, ctx, (lpf_pid_t)st.MPI_SOURCE, buf, (size_t)cnt);
-        /* after its final packet a peer may be in the next section on
-         * this communicator: what follows is not ours */
-        if (src != MPI_ANY_SOURCE && rs->fin[src]) return;
-    }
-}
-
-static void rpoll(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx)
-{
-    rpoll_from(g, rs, ctx, MPI_ANY_SOURCE);
-}
-
-/* q has left the section or failed. A process that sent range packets is
- * gone only by its GONE packet (which follows all of them); one that sent
- * none, by the section's "gone" header or arrival word. */
-static int peer_gone(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q)
-{
-    if (rs->gone[q]) return 1;
-    if (g->shm) {
-        const struct shm_line *l = line_of(g, q);
-        uint64_t v = atomic_load_explicit(&l->word[0], memory_order_acquire);
-        uint64_t vg = v >> 40, mine = g->gen & 0xffffffu;
-        if ((vg == mine && (v & W_GONE)) || vg == ((g->gen + 1) & 0xffffffu))
-            return !l->final_range[(int)(g->gen & 1)];
-        return 0;
-    }
-    if (!g->got[q] && g->rfirst[q] != MPI_REQUEST_NULL) {
-        int flag = 0;
-        MPI_Test(&g->rfirst[q], &flag, MPI_STATUS_IGNORE);
-        if (flag) g->got[q] = 1;
-    }
-    if (g->got[q] == 1) {
-        const struct fhdr *h = (const struct fhdr *)first_buf(g, (int)(g->episode & 1), q);
-        if (h->flags & H_GONE) return !(h->flags & H_RANGE);
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* E4: pid 0's rounds                                                   */
-/* ------------------------------------------------------------------ */
-
-static void rounds_alloc(struct mpi_group *g, struct mpi_range *rs)
-{
-    if (rs->cur) return;
-    const lpf_pid_t P = rs->P;
-    rs->answered = calloc(P, 1);
-    rs->cur = calloc(P, sizeof *rs->cur);
-    rs->prev = calloc(P, sizeof *rs->prev);
-    rs->insum = calloc(P, sizeof *rs->insum);
-    rs->gone_sent = calloc(P, sizeof *rs->gone_sent);
-    rs->counted = calloc(P, 1);
-    if (!rs->answered || !rs->cur || !rs->prev || !rs->insum || !rs->gone_sent || !rs->counted)
-        sstep_fatal(g->ctx, "sstep_sync_range", "out of memory (deadlock detection)");
-}
-
-static void round_start(struct mpi_group *g, struct mpi_range *rs, uint64_t now)
-{
-    rs->round++;
-    rs->open = 1;
-    rs->t_round = now;
-    memset(rs->answered, 0, rs->P);
-    memset(rs->insum, 0, (size_t)rs->P * sizeof *rs->insum);
-    /* our own answer: now, while the probes leave */
-    struct rrep r = rs->w;
-    r.round = rs->round;
-    r.in_wait = (uint64_t)rs->in_wait;
-    r.serial = rs->serial;
-    r.sent_total = rs->sent_total;
-    r.recv_total = rs->recv_total;
-    r.pid = 0;
-    rs->cur[0] = r;
-    rs->answered[0] = 1;
-    for (lpf_pid_t d = 0; d < rs->P; ++d) rs->insum[d] += rs->sent[d];
-    for (lpf_pid_t q = 1; q < rs->P; ++q) {
-        if (peer_gone(g, rs, q)) continue;
-        char *b = palloc(g, sizeof(struct rhdr));
-        struct rhdr h;
-        memset(&h, 0, sizeof h);
-        h.type = RP_PROBE;
-        h.step = rs->round;
-        memcpy(b, &h, sizeof h);
-        rsend(g, rs, q, b, sizeof h, 0);
-    }
-}
-
-/* a complete round: deadlock? */
-static void round_judge(struct mpi_group *g, struct mpi_range *rs)
-{
-    const lpf_pid_t P = rs->P;
-    uint64_t ngone = 0;
-    int ok = 1;
-    for (lpf_pid_t q = 0; q < P; ++q) {
-        if (q && peer_gone(g, rs, q)) { ngone++; continue; }
-        const struct rrep *c = &rs->cur[q];
-        if (!c->in_wait) ok = 0;
-        if (!rs->have_prev) { ok = 0; continue; }
-        const struct rrep *p = &rs->prev[q];
-        if (!p->in_wait || p->serial != c->serial || p->sent_total != c->sent_total
-                || p->recv_total != c->recv_total)
-            ok = 0;
-    }
-    if (ok && ngone != rs->ngone_prev) ok = 0;
-    if (ok) {
-        for (lpf_pid_t d = 0; d < P && ok; ++d) {
-            if (d && peer_gone(g, rs, d)) continue;
-            if (rs->insum[d] + rs->gone_sent[d] != rs->cur[d].recv_total) ok = 0;
-        }
-    }
-    /* this round becomes the previous one */
-    struct rrep *t = rs->prev;
-    rs->prev = rs->cur;
-    rs->cur = t;
-    rs->have_prev = 1;
-    rs->ngone_prev = ngone;
-    rs->open = 0;
-    if (!ok) return;
-    /* the report: the lowest pid blocked in E2, else the lowest blocked */
-    const struct rrep *pick = NULL, *first = NULL;
-    for (lpf_pid_t q = 0; q < P; ++q) {
-        if (q && peer_gone(g, rs, q)) continue;
-        const struct rrep *c = &rs->prev[q];
-        if (!first) first = c;
-        if (c->kind == SSTEP_E2) { pick = c; break; }
-    }
-    if (!pick) pick = first;
-    rs->verdict = *pick;
-    rs->deadlock = 1;
-    for (lpf_pid_t q = 1; q < P; ++q) {
-        if (peer_gone(g, rs, q)) continue;
-        size_t len = sizeof(struct rhdr) + sizeof(struct rrep);
-        char *b = palloc(g, len);
-        struct rhdr h;
-        memset(&h, 0, sizeof h);
-        h.type = RP_VERDICT;
-        memcpy(b, &h, sizeof h);
-        memcpy(b + sizeof h, &rs->verdict, sizeof rs->verdict);
-        rsend(g, rs, q, b, len, 0);
-    }
-}
-
-static void coordinate(struct mpi_group *g, struct mpi_range *rs, uint64_t waited, uint64_t now)
-{
-    if (waited < BLOCKED_NS || rs->deadlock) return;
-    rounds_alloc(g, rs);
-    if (rs->open) {
-        for (lpf_pid_t q = 1; q < rs->P; ++q)
-            if (!rs->answered[q] && !peer_gone(g, rs, q)) return;
-        round_judge(g, rs);
-        return;
-    }
-    if (now - rs->t_round >= ROUND_GAP_NS) round_start(g, rs, now);
-}
+#include "mpi_range_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Waiting                                                              */
@@ -679,14 +178,14 @@ static int gone_problem(struct waitst *w)
         lpf_pid_t q = w->lo + k;
         if (q == rs->me) continue;
         if (w->mode == M_COUNT) {
-            if (!peer_gone(w->g, rs, q)) alive++;
+            if (!mr_peer_gone(w->g, rs, q)) alive++;
             continue;
         }
         if (w->have[k] || (w->mode == M_REPLY && !w->want[k])) continue;
         /* a member that failed in its own range sync prints its error and
          * ends the job, usually: one line, not one per member */
         if (rs->gone[q] == 1 && mpi_now_ns() - rs->gone_at[q] < FAILED_GRACE_NS) continue;
-        if (peer_gone(w->g, rs, q)) {
+        if (mr_peer_gone(w->g, rs, q)) {
             w->cause = SSTEP_CAUSE_GONE;
             w->info->peer = q;
             return 1;
@@ -737,7 +236,7 @@ static void watch(struct waitst *w)
         if (q == rs->me) st[k] = SSTEP_ARR_YES;
         else if (w->mode != M_COUNT && (w->have[k] || (w->mode == M_REPLY && !w->want[k])))
             st[k] = SSTEP_ARR_YES;
-        else st[k] = peer_gone(w->g, rs, q) ? SSTEP_ARR_LEFT : SSTEP_ARR_NOT;
+        else st[k] = mr_peer_gone(w->g, rs, q) ? SSTEP_ARR_LEFT : SSTEP_ARR_NOT;
     }
     mpi_watch_range(w->g, &rs->wt, w->lo, w->n, st);
 }
@@ -784,18 +283,18 @@ static int do_wait(struct waitst *w)
     uint64_t last_slow = t0;
     int rc = 0;
     for (unsigned it = 0;; ++it) {
-        rpoll(g, rs, w->ctx);
+        mr_rpoll(g, rs, w->ctx);
         if (cond_met(w)) { rc = w->cause ? W_FAIL : W_DONE; break; }
         mpi_wait_serve(g, &mw, it, 15);
         uint64_t now = mpi_now_ns();
         if (now - last_slow >= SLOW_EVERY_NS) {
             last_slow = now;
-            progress_sends(rs);
+            mr_progress_sends(rs);
             if (rs->deadlock) { fill_deadlock(w); rc = W_FAIL; break; }
             const struct sstep_sync_info saved = *w->info;
             if (gone_problem(w) || mismatch(w)) {
                 /* complete after all? */
-                rpoll(g, rs, w->ctx);
+                mr_rpoll(g, rs, w->ctx);
                 int c = w->cause;
                 w->cause = 0;
                 if (cond_met(w) && !w->cause) {
@@ -808,7 +307,7 @@ static int do_wait(struct waitst *w)
                 break;
             }
             if (rs->me == 0) {
-                coordinate(g, rs, now - t0, now);
+                mr_coordinate(g, rs, now - t0, now);
                 if (rs->deadlock) { fill_deadlock(w); rc = W_FAIL; break; }
             }
             watch(w);
@@ -841,7 +340,7 @@ static int ship(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx
         }
         uint64_t type = RP_BATCH;
         memcpy((char *)b, &type, 8);   /* the list pointer: not meaningful on the wire */
-        rsend(g, rs, d, (char *)b, (size_t)b->bytes, 1);
+        mr_rsend(g, rs, d, (char *)b, (size_t)b->bytes, 1);
     }
     return 0;
 }
@@ -856,7 +355,7 @@ static char *arrival(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
     for (uint32_t i = pl->head[SSTEP_PUT]; i != SSTEP_NIL; i = qu->reqs[i].next)
         pb += sizeof(struct rrec) + ((qu->reqs[i].size + 7) & ~(size_t)7);
     size_t total = sizeof(struct rhdr) + pb + (size_t)pl->count[SSTEP_GET] * sizeof(struct rrec);
-    char *b = palloc(g, total);
+    char *b = mr_palloc(g, total);
     struct rhdr h;
     memset(&h, 0, sizeof h);
     h.type = RP_ARRIVE;
@@ -914,7 +413,7 @@ static void serve_gets(struct mpi_group *g, struct mpi_range *rs, struct sstep_c
         memcpy(&rr, recs + i * sizeof rr, sizeof rr);
         total += (size_t)rr.size;
     }
-    char *b = palloc(g, total);
+    char *b = mr_palloc(g, total);
     struct rhdr o;
     memset(&o, 0, sizeof o);
     o.type = RP_REPLY;
@@ -932,7 +431,7 @@ static void serve_gets(struct mpi_group *g, struct mpi_range *rs, struct sstep_c
         if (rr.size) memcpy(p, from, (size_t)rr.size);
         p += rr.size;
     }
-    rsend(g, rs, q, b, total, 1);
+    mr_rsend(g, rs, q, b, total, 1);
 }
 
 static void scatter_reply(struct sstep_ctx *ctx, lpf_pid_t q, const struct pnode *pk)
@@ -997,7 +496,7 @@ static lpf_err_t e1(struct waitst *w)
         lpf_pid_t q = lo + (me - lo + k) % n;
         size_t len;
         char *b = arrival(g, ctx, q, w->s, info->check, &len);
-        rsend(g, rs, q, b, len, 1);
+        mr_rsend(g, rs, q, b, len, 1);
     }
     /* the barrier: every member's arrival */
     w->mode = M_ARRIVE;
@@ -1078,7 +577,7 @@ lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
         struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
 {
     struct mpi_group *g = ctx->group;
-    struct mpi_range *rs = range_of(g);
+    struct mpi_range *rs = mr_range_of(g);
     (void)sstep_ext_get(ctx);
     struct waitst w;
     memset(&w, 0, sizeof w);
@@ -1092,8 +591,8 @@ lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
     w.expect = expect;
     w.info = info;
     rs->w.arrived = 0;
-    progress_sends(rs);
-    rpoll(g, rs, ctx);
+    mr_progress_sends(rs);
+    mr_rpoll(g, rs, ctx);
     lpf_err_t rc;
     if (kind == SSTEP_E2) {
         if (ship(g, rs, ctx, stamp, kind)) {
@@ -1134,7 +633,7 @@ fail:
     /* we leave the section's range syncs: members waiting for us fail */
     if (!rs->failed) {
         rs->failed = 1;
-        send_gone(g, rs, 0);
+        mr_send_gone(g, rs, 0);
     }
     return rc;
 }
@@ -1148,15 +647,15 @@ int mpi_range_depart(struct mpi_group *g)
     struct mpi_range *rs = g->range;
     if (!rs) return 0;
     rs->leaving = 1;
-    progress_sends(rs);
+    mr_progress_sends(rs);
     if (!rs->sent_any) return 0;
-    send_gone(g, rs, 1);
+    mr_send_gone(g, rs, 1);
     return 1;
 }
 
 void mpi_range_need(struct mpi_group *g, lpf_pid_t q)
 {
-    struct mpi_range *rs = range_of(g);
+    struct mpi_range *rs = mr_range_of(g);
     rs->leaving = 1;
     rs->need[q] = 1;
 }
@@ -1171,14 +670,14 @@ void mpi_range_drain(struct mpi_group *g)
         int done = 1;
         for (lpf_pid_t q = 0; q < rs->P; ++q)
             if (rs->need[q] && !rs->fin[q]) {
-                rpoll_from(g, rs, g->ctx, (int)q);
+                mr_rpoll_from(g, rs, g->ctx, (int)q);
                 if (!rs->fin[q]) done = 0;
             }
-        progress_sends(rs);
+        mr_progress_sends(rs);
         if (done && rs->ns == 0) break;
         mpi_wait_serve(g, &mw, it, 15);
         mpi_wait_step(&mw);
     }
-    range_free(rs);
+    mr_range_free(rs);
     g->range = NULL;
 }

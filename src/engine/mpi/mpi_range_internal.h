@@ -1,0 +1,108 @@
+/*
+ * The MPI engine's PUB extensions, shared between mpi_range.c (the waits,
+ * E1 and E2) and mpi_range_net.c (the packets, their sending and
+ * receiving, and E4's rounds). The protocol is described at the top of
+ * mpi_range.c.
+ */
+#ifndef MPI_RANGE_INTERNAL_H
+#define MPI_RANGE_INTERNAL_H
+
+#include "mpi_group.h"
+#include "../../core/pubext_internal.h"
+
+#include <limits.h>
+
+#define BLOCKED_NS 100000000ull     /* pid 0 starts rounds after 0.1 s */
+#define ROUND_GAP_NS 50000000ull    /* rounds at least this far apart */
+#define SLOW_EVERY_NS 1000000ull    /* slow-path checks at most this often */
+#define FAILED_GRACE_NS 1000000000ull /* a member that failed (and has not left):
+                                         its error usually ends the job first */
+
+enum {
+    RP_BATCH = 0x52420001u, RP_ARRIVE, RP_REPLY, RP_GONE, RP_PROBE, RP_ANSWER, RP_VERDICT
+};
+
+struct rhdr {
+    uint64_t type;
+    uint64_t object, step;
+    uint32_t kind, flags;
+    uint64_t check;
+    uint64_t nput, nget;
+    uint64_t put_bytes;
+};
+_Static_assert(sizeof(struct rhdr) == 64, "range packet header is 64 bytes");
+
+#define RF_CHECK 1u      /* ARRIVE: the sender's check is nonzero */
+#define RF_FINAL 2u      /* GONE: the sender left the section: its last packet */
+
+/* put and get records of an ARRIVE: a put's data follows, padded to 8 */
+struct rrec {
+    uint32_t slot, pad_;
+    uint64_t off, size;
+};
+
+/* ANSWER, VERDICT, GONE: a process's state (ANSWER, GONE: its sent
+ * vector [P] follows) */
+struct rrep {
+    uint64_t round, in_wait, serial, sent_total, recv_total;
+    uint64_t object, step, arrived, expect;
+    uint32_t kind, lo, n, pid;
+};
+
+struct pnode {
+    struct pnode *next;
+    char *buf;
+    size_t len;
+    lpf_pid_t src;
+};
+
+struct mpi_range {
+    lpf_pid_t P, me;
+    uint64_t *sent, *recv;         /* [P] data packets to / from each process */
+    uint64_t sent_total, recv_total;
+    int sent_any;                  /* any packet sent: a final GONE is due */
+    int failed;                    /* a GONE was sent */
+    int leaving;
+    unsigned char *gone;           /* [P] GONE received (1: failed, 2: left) */
+    uint64_t *gone_at;             /* [P] when a failure GONE came */
+    unsigned char *fin;            /* [P] final GONE received */
+    unsigned char *need;           /* [P] a final GONE is announced */
+    struct pnode *early;           /* ARRIVE and REPLY packets not taken */
+    uint64_t npk, nbatch;          /* packets kept / batches received so far */
+    MPI_Request *sreq;             /* open sends and their buffers */
+    char **sbuf;
+    size_t ns, scap;
+    /* the wait in progress (for ANSWERs) */
+    int in_wait;
+    uint64_t serial;
+    struct rrep w;
+    /* the verdict */
+    int deadlock;
+    struct rrep verdict;
+    /* pid 0: the rounds */
+    uint64_t round;
+    int open;
+    uint64_t t_round;
+    int have_prev;
+    uint64_t ngone_prev;
+    unsigned char *answered;       /* [P] */
+    struct rrep *cur, *prev;       /* [P] */
+    uint64_t *insum;               /* [P] this round: packets sent to each */
+    uint64_t *gone_sent;           /* [P] the same from gone processes */
+    unsigned char *counted;        /* [P] gone process counted in gone_sent */
+    struct mpi_watch wt;
+    unsigned char *wstate;         /* [P] watchdog scratch */
+};
+
+SSTEP_HIDDEN void mr_range_free(struct mpi_range *rs);
+SSTEP_HIDDEN struct mpi_range *mr_range_of(struct mpi_group *g);
+SSTEP_HIDDEN void mr_progress_sends(struct mpi_range *rs);
+SSTEP_HIDDEN void mr_rsend(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q, char *buf, size_t len, int data);
+SSTEP_HIDDEN char *mr_palloc(struct mpi_group *g, size_t n);
+SSTEP_HIDDEN void mr_send_gone(struct mpi_group *g, struct mpi_range *rs, int final);
+SSTEP_HIDDEN void mr_rpoll_from(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx, int src);
+SSTEP_HIDDEN void mr_rpoll(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx);
+SSTEP_HIDDEN int mr_peer_gone(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q);
+SSTEP_HIDDEN void mr_coordinate(struct mpi_group *g, struct mpi_range *rs, uint64_t waited, uint64_t now);
+
+#endif
