@@ -16,6 +16,7 @@ import os
 import sys
 import pickle
 import operator
+import json
 import threading
 import traceback
 import atexit
@@ -80,6 +81,10 @@ cdef extern from "sstep_py.h" nogil:
     int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
                            unsigned pid, unsigned nprocs, lpf_init_t *init)
     void sstep_py_init_free(lpf_init_t init)
+    void sstep_py_note_begin(int kind, long long fhandle, unsigned run_no)
+    void sstep_py_note_end()
+    void sstep_py_note_send(const char *text, int len, unsigned self, unsigned nprocs)
+    int sstep_py_note_recv(char *buf, int cap, int wait_ms)
     int sstep_py_engine_is_mpi()
     int sstep_py_engine_is_hybrid()
     int sstep_py_have_fft()
@@ -231,6 +236,11 @@ def _mpi_finalize():
         _mpi_ready = False
 
 
+def _in_run():
+    """The Context of the SPMD function this thread runs, else None."""
+    return getattr(_tls, "ctx", None)
+
+
 def mpi_world():
     """(rank, size) of MPI_COMM_WORLD on the MPI engine (initialising MPI), else (0, 1)."""
     if not sstep_py_engine_is_mpi():
@@ -274,7 +284,9 @@ cdef class _Run:
         sys.stderr.write("superstep: process %d of %d: uncaught exception in the SPMD "
                          "function; the run ends\n%s" % (pid, nprocs, text))
         sys.stderr.flush()
-        if self.mpi and not self.noabort and not isinstance(e, SyncError):
+        if self.mpi and not self.noabort and not isinstance(e, (SyncError, BSPError)):
+            # a BSPError ends the run as a failed sync does: the other ranks'
+            # syncs fail and raise the same BSPError (the report was sent)
             # every rank ends now, also one in a long local computation
             sstep_py_mpi_abort(1)
 
@@ -359,8 +371,12 @@ def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, n
                     raise ValueError("superstep.run: p=%d but the MPI job has %d ranks "
                                      "(bsprun -n), and a run spans all of them; use "
                                      "p=None" % (p, _mpi_size))
-                with nogil:
-                    rc = lpf_hook(_mpi_init, _c_spmd, LPF_NO_ARGS)
+                _note_begin(0, 0)
+                try:
+                    with nogil:
+                        rc = lpf_hook(_mpi_init, _c_spmd, LPF_NO_ARGS)
+                finally:
+                    sstep_py_note_end()
             else:
                 P = LPF_MAX_P if p is None else <lpf_pid_t>p
                 with nogil:
@@ -453,10 +469,15 @@ def _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout):
     with _run_lock:
         _g_run = r
         try:
+            if comm is not None:
+                _note_begin(1, fh)
+            else:
+                _note_begin(2, 0)
             with nogil:
                 rc = lpf_hook(init, _c_spmd, LPF_NO_ARGS)
         finally:
             _g_run = None
+            sstep_py_note_end()
             sstep_py_init_free(init)
     if r.exc is not None:
         e = r.exc
@@ -473,6 +494,42 @@ def _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout):
 
 
 cdef bint _meet_atexit = False
+cdef unsigned _run_no = 0
+
+cdef enum:
+    _NOTE_CAP = 16384       # bytes of a fatal report sent to the other MPI processes
+    _NOTE_WAIT_MS = 1000    # how long a failed sync looks for one
+
+
+cdef _note_begin(int kind, long long fh):
+    """The channel of fatal reports between the MPI processes of this run."""
+    global _run_no
+    _run_no += 1
+    sstep_py_note_begin(kind, fh, _run_no)
+
+
+cdef _note_send(Context ctx, object e):
+    """Tell the other processes of an MPI run the facts of this BSPError."""
+    cdef bytes b = json.dumps([str(e), e.pid, e.nprocs, e.primitive,
+                               e.c_message]).encode("utf-8")[:_NOTE_CAP]
+    sstep_py_note_send(b, len(b), ctx.pid, ctx.nprocs)
+
+
+cdef object _note_recv(Context ctx):
+    """The BSPError another process of an MPI run sent, or None."""
+    cdef bytearray buf = bytearray(_NOTE_CAP)
+    cdef char *cb = buf
+    cdef int n
+    with nogil:
+        n = sstep_py_note_recv(cb, _NOTE_CAP, _NOTE_WAIT_MS)
+    if n <= 0:
+        return None
+    try:
+        text, pid, nprocs, prim, cmsg = json.loads(bytes(buf[:n]).decode("utf-8", "replace"))
+    except Exception:
+        return None
+    return BSPError(text, pid=pid, nprocs=nprocs, primitive=prim, c_message=cmsg)
+
 
 
 def sstep_py_mpi_finalize_atexit():
@@ -716,7 +773,13 @@ cdef class Context:
                 with self._run.lock:
                     if self._run.fatal is None:
                         self._run.fatal = e
+                if self._run.mpi:
+                    _note_send(self, e)
                 raise e
+            if self._run.fatal is None and self._run.mpi:
+                e = _note_recv(self)
+                if e is not None:
+                    self._run.fatal = e
             if self._run.fatal is not None:
                 raise _bsp_error_here(self._run.fatal, self, prim)
             raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
