@@ -4,8 +4,9 @@
   bsprun --engine mpi -n 2 python3 bench_python.py [--mpi4py]    MPI ranks
 
   sync_empty      ctx.sync() with no requests: median of batch means (us)
-  put_exchange    total exchange with ctx.put, one 1 MiB array per
-                  destination (h = 1 MiB): GB/s as bench_core's put_coarse
+  put_exchange    total exchange with ctx.put, one array of b = 64 KiB,
+                  256 KiB, 1 MiB to every other process (h = (p-1) b): GB/s
+                  as bench_core's put_coarse
   alltoall        ctx.alltoall of 64 KiB .. 8 MiB per process (a new result
                   array each call, and out= reused), and the same with a
                   persistent registration (ctx.put + ctx.sync);
@@ -60,20 +61,24 @@ def bench(ctx):
         t = median_batches(ctx, ctx.sync, 2000, 15)
         emit(ctx, bench="sync_empty", median_us=round(t * 1e6, 3))
     if want("put_exchange"):
-        b = 1 << 20
-        dst = np.zeros(p * b, dtype=np.uint8)
-        src = np.ones(b, dtype=np.uint8)
-        with ctx.register(dst) as slot:
-            off = ctx.pid * b
+        # as bench_core's put_coarse: one block of b bytes to every other
+        # process (h = (p-1) b), GB/s = h / superstep time
+        for b in (64 << 10, 256 << 10, 1 << 20):
+            dst = np.zeros(p * b, dtype=np.uint8)
+            src = np.ones(b, dtype=np.uint8)
+            peers = [(ctx.pid + 1 + k) % p for k in range(p - 1)]
+            with ctx.register(dst) as slot:
+                off = ctx.pid * b
 
-            def step():
-                for q in range(p):
-                    ctx.put(src, q, slot, offset=off)
-                ctx.sync()
-            step()
-            t = median_batches(ctx, step, 10, 9)
-        emit(ctx, bench="put_exchange", block_bytes=b, superstep_us=round(t * 1e6, 1),
-             gbytes_per_s=round(b / t / 1e9, 3))
+                def step():
+                    for q in peers:
+                        ctx.put(src, q, slot, offset=off)
+                    ctx.sync()
+                step()
+                t = median_batches(ctx, step, 50 if b < 1 << 20 else 10, 9)
+            h = b * (p - 1)
+            emit(ctx, bench="put_exchange", block_bytes=b, h_bytes=h,
+                 superstep_us=round(t * 1e6, 1), gbytes_per_s=round(h / t / 1e9, 3))
     comm = None
     if opt.mpi4py:
         from mpi4py import MPI
