@@ -8,8 +8,9 @@
                   256 KiB, 1 MiB to every other process (h = (p-1) b): GB/s
                   as bench_core's put_coarse
   alltoall        ctx.alltoall of 64 KiB .. 8 MiB per process (a new result
-                  array each call, and out= reused), and the same with a
-                  persistent registration (ctx.put + ctx.sync);
+                  array each call, out= reused, and the persistent
+                  ctx.alltoall_init), and the same with a registration
+                  kept by hand (ctx.put + ctx.sync);
                   with --mpi4py: comm.Alltoall on the same NumPy buffers
   allreduce       ctx.allreduce of 1 Mi doubles (sum; new result, out=); with --mpi4py:
                   comm.Allreduce
@@ -92,6 +93,8 @@ def bench(ctx):
             t1 = median_batches(ctx, lambda: ctx.alltoall(a), reps, 5)
             res = np.empty_like(a)      # reused, as mpi4py's receive buffer
             t1o = median_batches(ctx, lambda: ctx.alltoall(a, out=res), reps, 5)
+            with ctx.alltoall_init(a) as h:       # registered once
+                t1p = median_batches(ctx, h, reps, 5)
             out = np.empty_like(a)
             with ctx.register(out) as slot:
                 def manual():
@@ -101,6 +104,7 @@ def bench(ctx):
                 t2 = median_batches(ctx, manual, reps, 5)
             row = dict(bench="alltoall", bytes_per_process=b, ctx_alltoall_us=round(t1 * 1e6, 1),
                        ctx_alltoall_out_us=round(t1o * 1e6, 1),
+                       ctx_alltoall_init_us=round(t1p * 1e6, 1),
                        put_registered_us=round(t2 * 1e6, 1))
             if comm is not None:
                 r = np.empty_like(a)

@@ -649,6 +649,7 @@ cdef class Context:
     cdef object _pending_outbox
     cdef dict _named          # global slot index -> (array, what registered it)
     cdef object _scr          # scratch memory of the reductions, kept between calls
+    cdef long long _npersist  # persistent collectives made so far (their keys)
 
     # ---- life cycle -------------------------------------------------------
 
@@ -668,6 +669,7 @@ cdef class Context:
         self._nissued_want = 0
         self._nregs = 0
         self._nregs_peak = 0
+        self._npersist = 0
         self._valid = True
         self._failed = False
         self._checked = _CHECKED
@@ -1228,8 +1230,22 @@ cdef class Context:
         faulting in) a new result each call."""
         return _reduce(self, "ctx.allreduce", a, op, None, procs, True, out)
 
+    def alltoall_init(self, a, out=None):
+        """Collective: a persistent alltoall of the array a (shape (nprocs, ...))
+        into out (a new array when None). Registers both once (one sync, which
+        checks the arguments as alltoall does); each call h() is then one
+        superstep moving a's current contents, and returns h.out. Free it with
+        h.free() or a ``with`` block. All processes take part (no procs=)."""
+        return _persistent(self, "ctx.alltoall_init", a, out, True)
+
+    def allgather_init(self, a, out=None):
+        """Collective: a persistent allgather of the array a into out (shape
+        (nprocs,) + a.shape); as alltoall_init."""
+        return _persistent(self, "ctx.allgather_init", a, out, False)
+
 
 include "_frames.pxi"
 include "_report.pxi"
 include "_coll.pxi"
 include "_apps.pxi"
+include "_persist.pxi"

@@ -67,6 +67,10 @@ def checks(ctx):
     assert ctx.alltoall([(s, q) for q in range(p)]) == [(q, s) for q in range(p)]
     assert ctx.allreduce([s]) == list(range(p))
     assert ctx.scatter(list(range(p)) if s == 0 else None) == s
+    with ctx.alltoall_init(np.arange(p) + 10 * s) as h:     # persistent: one superstep
+        for it in range(3):
+            h.out[:] = -1
+            assert h().tolist() == [10 * q + s for q in range(p)]
     m = ctx.probe()
     assert m.p >= p and m.g() > 0
     return "ok"
