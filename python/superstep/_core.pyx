@@ -504,7 +504,8 @@ cdef enum:
 cdef _note_begin(int kind, long long fh):
     """The channel of fatal reports between the MPI processes of this run."""
     global _run_no
-    _run_no += 1
+    if kind == 0:       # runs over the world, counted alike on every rank (the
+        _run_no += 1    # others have a communicator of their own)
     sstep_py_note_begin(kind, fh, _run_no)
 
 
