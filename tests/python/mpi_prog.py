@@ -90,6 +90,25 @@ elif mode == "raise":
             ctx.sync()
     superstep.run(spmd)
     print("NOT REACHED", flush=True)
+elif mode == "checked_comm":
+    # the same over an mpi4py communicator (a run per half of the ranks)
+    from mpi4py import MPI
+    rank = MPI.COMM_WORLD.Get_rank()
+    half = MPI.COMM_WORLD.Split(rank % 2, rank)
+
+    def spmd(ctx):
+        dst = np.zeros(4)
+        with ctx.register(dst) as slot:
+            src = np.arange(4.0)
+            ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
+            if ctx.pid == 1:
+                src[0] = 5.0
+            ctx.sync()
+    try:
+        superstep.run(spmd, comm=half)
+        print("NOT REACHED", flush=True)
+    except superstep.BSPError as e:
+        print("BSPERROR rank %d: pid=%d: %s" % (rank, e.pid, e), flush=True)
 elif mode == "checked_every":
     # the same report, caught by run() on every rank
     def spmd(ctx):

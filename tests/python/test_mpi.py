@@ -90,6 +90,15 @@ def test_mpi_checked_mode_report_is_a_bsp_error_on_every_rank():
         assert "AFTER rank %d: 3" % rank in r.stdout, r.stdout + r.stderr
 
 
+def test_mpi_checked_mode_report_over_a_communicator_on_every_rank():
+    pytest.importorskip("mpi4py")
+    r = mpirun(4, "checked_comm", SUPERSTEP_CHECK="1")
+    assert r.returncode == 0 and "NOT REACHED" not in r.stdout, r.stdout + r.stderr
+    for rank in range(4):
+        assert "BSPERROR rank %d: pid=1: " % rank in r.stdout, r.stdout + r.stderr
+    assert r.stdout.count("checked mode: the source of a ctx.put") == 4, r.stdout
+
+
 def test_mpi_checked_mode_report_is_a_bsp_error_in_python_terms():
     r = mpirun(2, "checked", SUPERSTEP_CHECK="1")
     assert r.returncode != 0 and "NOT REACHED" not in r.stdout
