@@ -157,10 +157,10 @@ class Aborted(SuperstepError):
 
 
 class BSPError(SuperstepError):
-    """A fatal error found by the C library (a checked-mode report, a misuse
-    that the binding's own checks do not catch) inside superstep.run on
-    threads. Raised in every process of the run and by run() to its caller;
-    the run cannot go on. Attributes: pid and nprocs (the process that found
+    """A fatal error found by the C library in a sync (a checked-mode report,
+    a misuse that the binding's own checks do not catch) inside
+    superstep.run, on threads and on MPI ranks. Raised in every process of
+    the run and by run() to its caller; the run cannot go on. Attributes: pid and nprocs (the process that found
     it), primitive, and c_message (the library's own text)."""
 
     def __init__(self, text, pid=-1, nprocs=0, primitive="", c_message=""):
