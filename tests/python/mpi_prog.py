@@ -177,6 +177,10 @@ elif mode == "comm":
                        comm=world)
     half = world.Split(rank % 2, rank)
     r2 = superstep.run(lambda ctx: ctx.allreduce([rank]), comm=half)
+    # an application call spans the communicator's processes
+    r3 = superstep.run(lambda ctx: superstep.apps.inprod(np.arange(4.0), np.ones(4), ctx=ctx),
+                       comm=half)
+    assert r3 == (6.0 if half.Get_rank() == 0 else None), r3
     print("COMM rank %d: %r %r" % (rank, r1, sorted(r2)), flush=True)
 elif mode == "checked":
     # SUPERSTEP_CHECK=1: rank 1 changes a put's source before the sync

@@ -83,3 +83,40 @@ def test_bad_arguments_of_process_0_raise_everywhere():
         superstep.run(lambda ctx: apps.inprod([1.0], [1.0], p=5, ctx=ctx), p=1)
     with pytest.raises(TypeError, match="superstep.Context"):
         apps.inprod([1.0], [1.0], ctx=3)
+
+
+def test_too_many_live_registrations_raise_on_every_process():
+    def spmd(ctx):
+        slots = [ctx.register(np.zeros(1)) for _ in range(30)]
+        try:
+            apps.inprod([1.0], [1.0], ctx=ctx)
+        except superstep.CapacityError as e:
+            msg = str(e)
+        for s in slots:
+            s.free()
+        # with the slots freed the call works
+        return msg, apps.inprod([1.0], [2.0], ctx=ctx)
+
+    msg, ip = superstep.run(spmd, p=2)
+    assert "34 registrations are live" in msg and "at most 32" in msg and ip == 2.0
+
+
+def test_in_checked_mode(tmp_path):
+    import subprocess
+    import sys
+    import os
+    prog = tmp_path / "prog.py"
+    prog.write_text(
+        "import numpy as np, superstep\n"
+        "from superstep import apps\n"
+        "def spmd(ctx):\n"
+        "    k = np.arange(1000, dtype=np.uint32)[::-1].copy()\n"
+        "    s = apps.sort(k, ctx=ctx)\n"
+        "    ip = apps.inprod(np.arange(10.0), np.ones(10), ctx=ctx)\n"
+        "    return ip, s[:3].tolist() if s is not None else None\n"
+        "print(superstep.run(spmd, p=2))\n")
+    env = dict(os.environ, SUPERSTEP_CHECK="1")
+    env.pop("SUPERSTEP_ENGINE", None)
+    r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0 and "(45.0, [0, 1, 2])" in r.stdout, r.stdout + r.stderr
