@@ -51,13 +51,13 @@ cdef class Persistent:
                     me * META * sizeof(int64_t), META * sizeof(int64_t), LPF_MSG_DEFAULT)
         if blk:
             if self._alltoall:
-                self._out[me] = self._src[me]
+                _copy_block(self._out, me * blk, self._src, me * blk, blk)
                 for k in range(P):
                     if k != me:
                         lpf_put(c._ctx, hs, k * blk, <lpf_pid_t>k, ho, me * blk, blk,
                                 LPF_MSG_DEFAULT)
             else:
-                self._out[me] = self._src
+                _copy_block(self._out, me * blk, self._src, 0, blk)
                 for k in range(P):
                     if k != me:
                         lpf_put(c._ctx, hs, 0, <lpf_pid_t>k, ho, me * blk, blk, LPF_MSG_DEFAULT)
