@@ -160,8 +160,9 @@ class BSPError(SuperstepError):
     """A fatal error found by the C library in a sync (a checked-mode report,
     a misuse that the binding's own checks do not catch) inside
     superstep.run, on threads and on MPI ranks. Raised in every process of
-    the run and by run() to its caller; the run cannot go on. Attributes: pid and nprocs (the process that found
-    it), primitive, and c_message (the library's own text)."""
+    the run and by run() to its caller; the run cannot go on. Attributes:
+    pid and nprocs (the process that found it), primitive, and c_message
+    (the library's own text)."""
 
     def __init__(self, text, pid=-1, nprocs=0, primitive="", c_message=""):
         super().__init__(text)
@@ -285,9 +286,9 @@ cdef class _Run:
                          "function; the run ends\n%s" % (pid, nprocs, text))
         sys.stderr.flush()
         if self.mpi and not self.noabort and not isinstance(e, (SyncError, BSPError)):
-            # a BSPError ends the run as a failed sync does: the other ranks'
-            # syncs fail and raise the same BSPError (the report was sent)
-            # every rank ends now, also one in a long local computation
+            # every rank ends now, also one in a long local computation (a
+            # BSPError ends the run as a failed sync does: the other ranks'
+            # syncs fail and raise the same BSPError, whose facts were sent)
             sstep_py_mpi_abort(1)
 
 
@@ -530,7 +531,6 @@ cdef object _note_recv(Context ctx):
     except Exception:
         return None
     return BSPError(text, pid=pid, nprocs=nprocs, primitive=prim, c_message=cmsg)
-
 
 
 def sstep_py_mpi_finalize_atexit():
