@@ -102,6 +102,16 @@ void bsp_direct_get( const bsp_pid_t pid, const void * const source, const bsp_s
  * sibling(arg) and must end with bsp_end(). The caller continues as pid 0. */
 void sstep_bsp_begin_with( const bsp_pid_t P, void (*sibling)(void *), void *arg );
 
+/* Superstep extension for layers on an LPF context (the Python binding):
+ * the next bsp_begin of the calling thread does not start processes but
+ * joins the existing context ctx (an lpf_t) as process pid of nprocs
+ * (every process of ctx must do the same, in the same superstep); its P is
+ * not used. The matching bsp_end leaves the BSPlib run and returns; ctx
+ * goes on. BSPlib registers its own slots on ctx: the caller should hold
+ * few registrations of its own meanwhile (BSPlib sizes the register for
+ * its own). */
+void sstep_bsp_attach( void *ctx, unsigned pid, unsigned nprocs );
+
 /* ---- the Oxford BSPlib flavour (library symbols) ------------------------- */
 void   sstep_oxbsp_begin( int maxprocs );
 int    sstep_oxbsp_nprocs( void );

@@ -4,11 +4,13 @@
   bsprun --engine mpi -n 2 python3 bench_python.py [--mpi4py]    MPI ranks
 
   sync_empty      ctx.sync() with no requests: median of batch means (us)
-  put_exchange    total exchange with ctx.put, one 1 MiB array per
-                  destination (h = 1 MiB): GB/s as bench_core's put_coarse
+  put_exchange    total exchange with ctx.put, one array of b = 64 KiB,
+                  256 KiB, 1 MiB to every other process (h = (p-1) b): GB/s
+                  as bench_core's put_coarse
   alltoall        ctx.alltoall of 64 KiB .. 8 MiB per process (a new result
-                  array each call, and out= reused), and the same with a
-                  persistent registration (ctx.put + ctx.sync);
+                  array each call, out= reused, and the persistent
+                  ctx.alltoall_init), and the same with a registration
+                  kept by hand (ctx.put + ctx.sync);
                   with --mpi4py: comm.Alltoall on the same NumPy buffers
   allreduce       ctx.allreduce of 1 Mi doubles (sum; new result, out=); with --mpi4py:
                   comm.Allreduce
@@ -60,20 +62,24 @@ def bench(ctx):
         t = median_batches(ctx, ctx.sync, 2000, 15)
         emit(ctx, bench="sync_empty", median_us=round(t * 1e6, 3))
     if want("put_exchange"):
-        b = 1 << 20
-        dst = np.zeros(p * b, dtype=np.uint8)
-        src = np.ones(b, dtype=np.uint8)
-        with ctx.register(dst) as slot:
-            off = ctx.pid * b
+        # as bench_core's put_coarse: one block of b bytes to every other
+        # process (h = (p-1) b), GB/s = h / superstep time
+        for b in (64 << 10, 256 << 10, 1 << 20):
+            dst = np.zeros(p * b, dtype=np.uint8)
+            src = np.ones(b, dtype=np.uint8)
+            peers = [(ctx.pid + 1 + k) % p for k in range(p - 1)]
+            with ctx.register(dst) as slot:
+                off = ctx.pid * b
 
-            def step():
-                for q in range(p):
-                    ctx.put(src, q, slot, offset=off)
-                ctx.sync()
-            step()
-            t = median_batches(ctx, step, 10, 9)
-        emit(ctx, bench="put_exchange", block_bytes=b, superstep_us=round(t * 1e6, 1),
-             gbytes_per_s=round(b / t / 1e9, 3))
+                def step():
+                    for q in peers:
+                        ctx.put(src, q, slot, offset=off)
+                    ctx.sync()
+                step()
+                t = median_batches(ctx, step, 50 if b < 1 << 20 else 10, 9)
+            h = b * (p - 1)
+            emit(ctx, bench="put_exchange", block_bytes=b, h_bytes=h,
+                 superstep_us=round(t * 1e6, 1), gbytes_per_s=round(h / t / 1e9, 3))
     comm = None
     if opt.mpi4py:
         from mpi4py import MPI
@@ -87,6 +93,8 @@ def bench(ctx):
             t1 = median_batches(ctx, lambda: ctx.alltoall(a), reps, 5)
             res = np.empty_like(a)      # reused, as mpi4py's receive buffer
             t1o = median_batches(ctx, lambda: ctx.alltoall(a, out=res), reps, 5)
+            with ctx.alltoall_init(a) as h:       # registered once
+                t1p = median_batches(ctx, h, reps, 5)
             out = np.empty_like(a)
             with ctx.register(out) as slot:
                 def manual():
@@ -96,6 +104,7 @@ def bench(ctx):
                 t2 = median_batches(ctx, manual, reps, 5)
             row = dict(bench="alltoall", bytes_per_process=b, ctx_alltoall_us=round(t1 * 1e6, 1),
                        ctx_alltoall_out_us=round(t1o * 1e6, 1),
+                       ctx_alltoall_init_us=round(t1p * 1e6, 1),
                        put_registered_us=round(t2 * 1e6, 1))
             if comm is not None:
                 r = np.empty_like(a)

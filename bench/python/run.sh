@@ -15,7 +15,8 @@ bsprun=build/tools/bsprun/bsprun
 echo "# threads, p=$P"
 LPF_MAX_PROCS=$P "$vpy" bench/python/bench_python.py --p "$P"
 build/bench/bench_core -p "$P" --quick --only sync_empty
-build/bench/bench_core -p "$P" --quick --only put_coarse | grep '"block_bytes":1048576'
+build/bench/bench_core -p "$P" --quick --only put_coarse |
+  grep -E '"block_bytes":(65536|262144|1048576),'
 echo "# MPI, $P ranks"
 "$bsprun" --engine mpi -n "$P" "$vpy" bench/python/bench_python.py --mpi4py
 "$bsprun" --engine mpi -n "$P" build/bench/bench_mpi --only empty_sync

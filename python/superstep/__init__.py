@@ -25,13 +25,13 @@ _os.environ["SUPERSTEP_MPI_NO_AUTO_INIT"] = "1"
 
 from ._core import (  # noqa: E402
     run, engine, have_mpi, have_fft, mpi_world,
-    Context, Slot, Machine, Message,
+    Context, Slot, Machine, Message, Persistent,
     SuperstepError, SyncError, Aborted, CapacityError, BSPError,
 )
 from . import apps  # noqa: E402,F401
 
 __version__ = "0.1.0"
 __all__ = ["run", "engine", "have_mpi", "have_fft", "mpi_world", "Context", "Slot",
-           "Machine", "Message", "SuperstepError", "SyncError", "Aborted", "CapacityError",
+           "Persistent", "Machine", "Message", "SuperstepError", "SyncError", "Aborted", "CapacityError",
            "BSPError",
            "apps"]

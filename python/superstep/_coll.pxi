@@ -262,9 +262,26 @@ cdef object _out_arg(Context self, str prim, object out, tuple shape, object dty
     if (<object>arr).shape != shape:
         raise ValueError("%s: out has shape %s, the result has shape %s"
                          % (self._who(prim), (<object>arr).shape, shape))
-    if np.may_share_memory(arr, src):
+    if _overlap(arr, src):
         raise ValueError("%s: out shares memory with the argument" % self._who(prim))
     return arr
+
+
+cdef bint _overlap(object x, object y):
+    """Whether the memory of two C-contiguous arrays overlaps."""
+    cdef cnp.ndarray a = <cnp.ndarray>x
+    cdef cnp.ndarray b = <cnp.ndarray>y
+    cdef size_t a0 = <size_t>cnp.PyArray_DATA(a), b0 = <size_t>cnp.PyArray_DATA(b)
+    cdef size_t na = <size_t>cnp.PyArray_NBYTES(a), nb = <size_t>cnp.PyArray_NBYTES(b)
+    return na != 0 and nb != 0 and a0 < b0 + nb and b0 < a0 + na
+
+
+cdef inline void _copy_block(object dst, size_t doff, object src, size_t soff,
+                             size_t n) noexcept:
+    """n bytes of C-contiguous src at byte soff into C-contiguous dst at doff."""
+    if n:
+        memcpy(<char *>cnp.PyArray_DATA(<cnp.ndarray>dst) + doff,
+               <char *>cnp.PyArray_DATA(<cnp.ndarray>src) + soff, n)
 
 
 cdef object _gather(Context self, object a, object root, object procs, bint to_all,
@@ -313,7 +330,7 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
     nb = (<cnp.ndarray>src).nbytes
     if me >= 0 and nb:
         if receives:
-            out[me] = src
+            _copy_block(out, me * nb, src, 0, nb)
         if to_all:
             self._room(prim, P, 0)
             for q in mem:
@@ -446,7 +463,7 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
     cdef size_t blk = (<cnp.ndarray>src).nbytes // P if me >= 0 else 0
     cdef size_t k
     if me >= 0 and blk:
-        out[me] = src[me]
+        _copy_block(out, me * blk, src, me * blk, blk)
         self._room(prim, P, 0)
         for k in range(P):
             if mem[k] != self.pid:

@@ -16,6 +16,7 @@ import os
 import sys
 import pickle
 import operator
+import json
 import threading
 import traceback
 import atexit
@@ -80,6 +81,10 @@ cdef extern from "sstep_py.h" nogil:
     int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
                            unsigned pid, unsigned nprocs, lpf_init_t *init)
     void sstep_py_init_free(lpf_init_t init)
+    void sstep_py_note_begin(int kind, long long fhandle, unsigned run_no)
+    void sstep_py_note_end()
+    void sstep_py_note_send(const char *text, int len, unsigned self, unsigned nprocs)
+    int sstep_py_note_recv(char *buf, int cap, int wait_ms)
     int sstep_py_engine_is_mpi()
     int sstep_py_engine_is_hybrid()
     lpf_err_t sstep_py_hybrid_hook(lpf_init_t mpi, unsigned t, unsigned T, int rank, int size,
@@ -156,11 +161,12 @@ class Aborted(SuperstepError):
 
 
 class BSPError(SuperstepError):
-    """A fatal error found by the C library (a checked-mode report, a misuse
-    that the binding's own checks do not catch) inside superstep.run on
-    threads. Raised in every process of the run and by run() to its caller;
-    the run cannot go on. Attributes: pid and nprocs (the process that found
-    it), primitive, and c_message (the library's own text)."""
+    """A fatal error found by the C library in a sync (a checked-mode report,
+    a misuse that the binding's own checks do not catch) inside
+    superstep.run, on threads and on MPI ranks. Raised in every process of
+    the run and by run() to its caller; the run cannot go on. Attributes:
+    pid and nprocs (the process that found it), primitive, and c_message
+    (the library's own text)."""
 
     def __init__(self, text, pid=-1, nprocs=0, primitive="", c_message=""):
         super().__init__(text)
@@ -238,6 +244,11 @@ def _mpi_finalize():
         _mpi_ready = False
 
 
+def _in_run():
+    """The Context of the SPMD function this thread runs, else None."""
+    return getattr(_tls, "ctx", None)
+
+
 def mpi_world():
     """(rank, size) of MPI_COMM_WORLD on the MPI and hybrid engines (initialising
     MPI), else (0, 1)."""
@@ -284,8 +295,10 @@ cdef class _Run:
         sys.stderr.write("superstep: process %d of %d: uncaught exception in the SPMD "
                          "function; the run ends\n%s" % (pid, nprocs, text))
         sys.stderr.flush()
-        if self.mpi and not self.noabort and not isinstance(e, SyncError):
-            # every rank ends now, also one in a long local computation
+        if self.mpi and not self.noabort and not isinstance(e, (SyncError, BSPError)):
+            # every rank ends now, also one in a long local computation (a
+            # BSPError ends the run as a failed sync does: the other ranks'
+            # syncs fail and raise the same BSPError, whose facts were sent)
             sstep_py_mpi_abort(1)
 
 
@@ -401,8 +414,12 @@ def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, n
                     raise ValueError("superstep.run: p=%d but the MPI job has %d ranks "
                                      "(bsprun -n), and a run spans all of them; use "
                                      "p=None" % (p, _mpi_size))
-                with nogil:
-                    rc = lpf_hook(_mpi_init, _c_spmd, LPF_NO_ARGS)
+                _note_begin(0, 0)
+                try:
+                    with nogil:
+                        rc = lpf_hook(_mpi_init, _c_spmd, LPF_NO_ARGS)
+                finally:
+                    sstep_py_note_end()
             else:
                 P = LPF_MAX_P if p is None else <lpf_pid_t>p
                 with nogil:
@@ -495,10 +512,15 @@ def _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout):
     with _run_lock:
         _g_run = r
         try:
+            if comm is not None:
+                _note_begin(1, fh)
+            else:
+                _note_begin(2, 0)
             with nogil:
                 rc = lpf_hook(init, _c_spmd, LPF_NO_ARGS)
         finally:
             _g_run = None
+            sstep_py_note_end()
             sstep_py_init_free(init)
     if r.exc is not None:
         e = r.exc
@@ -515,6 +537,42 @@ def _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout):
 
 
 cdef bint _meet_atexit = False
+cdef unsigned _run_no = 0
+
+cdef enum:
+    _NOTE_CAP = 16384       # bytes of a fatal report sent to the other MPI processes
+    _NOTE_WAIT_MS = 1000    # how long a failed sync looks for one
+
+
+cdef _note_begin(int kind, long long fh):
+    """The channel of fatal reports between the MPI processes of this run."""
+    global _run_no
+    if kind == 0:       # runs over the world, counted alike on every rank (the
+        _run_no += 1    # others have a communicator of their own)
+    sstep_py_note_begin(kind, fh, _run_no)
+
+
+cdef _note_send(Context ctx, object e):
+    """Tell the other processes of an MPI run the facts of this BSPError."""
+    cdef bytes b = json.dumps([str(e), e.pid, e.nprocs, e.primitive,
+                               e.c_message]).encode("utf-8")[:_NOTE_CAP]
+    sstep_py_note_send(b, len(b), ctx.pid, ctx.nprocs)
+
+
+cdef object _note_recv(Context ctx):
+    """The BSPError another process of an MPI run sent, or None."""
+    cdef bytearray buf = bytearray(_NOTE_CAP)
+    cdef char *cb = buf
+    cdef int n
+    with nogil:
+        n = sstep_py_note_recv(cb, _NOTE_CAP, _NOTE_WAIT_MS)
+    if n <= 0:
+        return None
+    try:
+        text, pid, nprocs, prim, cmsg = json.loads(bytes(buf[:n]).decode("utf-8", "replace"))
+    except Exception:
+        return None
+    return BSPError(text, pid=pid, nprocs=nprocs, primitive=prim, c_message=cmsg)
 
 
 def sstep_py_mpi_finalize_atexit():
@@ -635,6 +693,7 @@ cdef class Context:
     cdef object _pending_outbox
     cdef dict _named          # global slot index -> (array, what registered it)
     cdef object _scr          # scratch memory of the reductions, kept between calls
+    cdef long long _npersist  # persistent collectives made so far (their keys)
 
     # ---- life cycle -------------------------------------------------------
 
@@ -655,6 +714,7 @@ cdef class Context:
         self._nissued_want = 0
         self._nregs = 0
         self._nregs_peak = 0
+        self._npersist = 0
         self._valid = True
         self._failed = False
         self._checked = _CHECKED
@@ -766,7 +826,13 @@ cdef class Context:
                 with self._run.lock:
                     if self._run.fatal is None:
                         self._run.fatal = e
+                if self._run.mpi:
+                    _note_send(self, e)
                 raise e
+            if self._run.fatal is None and self._run.mpi:
+                e = _note_recv(self)
+                if e is not None:
+                    self._run.fatal = e
             if self._run.fatal is not None:
                 raise _bsp_error_here(self._run.fatal, self, prim)
             raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
@@ -1218,8 +1284,22 @@ cdef class Context:
         faulting in) a new result each call."""
         return _reduce(self, "ctx.allreduce", a, op, None, procs, True, out)
 
+    def alltoall_init(self, a, out=None):
+        """Collective: a persistent alltoall of the array a (shape (nprocs, ...))
+        into out (a new array when None). Registers both once (one sync, which
+        checks the arguments as alltoall does); each call h() is then one
+        superstep moving a's current contents, and returns h.out. Free it with
+        h.free() or a ``with`` block. All processes take part (no procs=)."""
+        return _persistent(self, "ctx.alltoall_init", a, out, True)
+
+    def allgather_init(self, a, out=None):
+        """Collective: a persistent allgather of the array a into out (shape
+        (nprocs,) + a.shape); as alltoall_init."""
+        return _persistent(self, "ctx.allgather_init", a, out, False)
+
 
 include "_frames.pxi"
 include "_report.pxi"
 include "_coll.pxi"
 include "_apps.pxi"
+include "_persist.pxi"

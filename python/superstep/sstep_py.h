@@ -17,7 +17,9 @@
 /* the library's (src/core/sstep_ext.h): a sync of the package's own */
 void sstep_layer_step(lpf_t ctx);
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* NumPy's headers pull in <complex.h>, whose macro I clashes with the
  * parameter names of sparse.h */
@@ -113,6 +115,84 @@ static lpf_err_t sstep_py_hybrid_hook(lpf_init_t mpi, unsigned t, unsigned T, in
     lpf_pthread_finalize(ti);
     return rc;
 }
+
+/* Fatal reports on MPI ranks: the rank whose sync found one sends the
+ * report's facts to the other processes of the run before it leaves its
+ * SPMD function (whose end makes their syncs fail); they look for it when
+ * their sync fails. The notes travel on a duplicate of the run's
+ * communicator (none for runs over a TCP meeting), tagged by run. */
+static MPI_Comm sstep_py_note_world = MPI_COMM_NULL;   /* kept across runs */
+static MPI_Comm sstep_py_note_comm = MPI_COMM_NULL;    /* this run's */
+static int sstep_py_note_tag;
+
+/* kind 0: MPI_COMM_WORLD, 1: the communicator fhandle, else none */
+static void sstep_py_note_begin(int kind, long long fhandle, unsigned run_no)
+{
+    sstep_py_note_comm = MPI_COMM_NULL;
+    sstep_py_note_tag = 4000 + (int)(run_no % 4096);
+    if (kind == 0) {
+        if (sstep_py_note_world == MPI_COMM_NULL
+                && MPI_Comm_dup(MPI_COMM_WORLD, &sstep_py_note_world) != MPI_SUCCESS)
+            sstep_py_note_world = MPI_COMM_NULL;
+        sstep_py_note_comm = sstep_py_note_world;
+    } else if (kind == 1) {
+        MPI_Comm c = MPI_Comm_f2c((MPI_Fint)fhandle);
+        if (c == MPI_COMM_NULL || MPI_Comm_dup(c, &sstep_py_note_comm) != MPI_SUCCESS)
+            sstep_py_note_comm = MPI_COMM_NULL;
+    }
+}
+
+static void sstep_py_note_end(void)
+{
+    if (sstep_py_note_comm != MPI_COMM_NULL && sstep_py_note_comm != sstep_py_note_world)
+        MPI_Comm_free(&sstep_py_note_comm);
+    sstep_py_note_comm = MPI_COMM_NULL;
+}
+
+/* to every other process of the run (sends that complete on their own: the
+ * copy is never freed, there is at most one report per run and rank) */
+static void sstep_py_note_send(const char *text, int len, unsigned self, unsigned nprocs)
+{
+    if (sstep_py_note_comm == MPI_COMM_NULL || len <= 0) return;
+    char *copy = malloc((size_t)len);
+    if (!copy) return;
+    memcpy(copy, text, (size_t)len);
+    for (unsigned q = 0; q < nprocs; ++q) {
+        if (q == self) continue;
+        MPI_Request rq;
+        if (MPI_Isend(copy, len, MPI_CHAR, (int)q, sstep_py_note_tag, sstep_py_note_comm, &rq)
+                == MPI_SUCCESS)
+            MPI_Request_free(&rq);
+    }
+}
+
+/* a report from another process, waiting up to wait_ms: its length (at
+ * most cap bytes kept), or -1 */
+static int sstep_py_note_recv(char *buf, int cap, int wait_ms)
+{
+    if (sstep_py_note_comm == MPI_COMM_NULL) return -1;
+    double t0 = MPI_Wtime();
+    for (;;) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, sstep_py_note_tag, sstep_py_note_comm, &flag, &st);
+        if (flag) {
+            int n = 0;
+            MPI_Get_count(&st, MPI_CHAR, &n);
+            char *tmp = malloc(n > 0 ? (size_t)n : 1);
+            if (!tmp) return -1;
+            MPI_Recv(tmp, n, MPI_CHAR, st.MPI_SOURCE, sstep_py_note_tag, sstep_py_note_comm,
+                     MPI_STATUS_IGNORE);
+            if (n > cap) n = cap;
+            memcpy(buf, tmp, (size_t)n);
+            free(tmp);
+            return n;
+        }
+        if ((MPI_Wtime() - t0) * 1000.0 >= wait_ms) return -1;
+        struct timespec ts = { 0, 200000 };
+        nanosleep(&ts, NULL);
+    }
+}
 #else
 static int sstep_py_have_mpi(void) { return 0; }
 static int sstep_py_mpi_init(lpf_init_t *init, int *rank, int *size)
@@ -139,6 +219,20 @@ static lpf_err_t sstep_py_hybrid_hook(lpf_init_t mpi, unsigned t, unsigned T, in
 {
     (void)mpi; (void)t; (void)T; (void)rank; (void)size; (void)spmd;
     return LPF_ERR_FATAL;
+}
+static void sstep_py_note_begin(int kind, long long fhandle, unsigned run_no)
+{
+    (void)kind; (void)fhandle; (void)run_no;
+}
+static void sstep_py_note_end(void) {}
+static void sstep_py_note_send(const char *text, int len, unsigned self, unsigned nprocs)
+{
+    (void)text; (void)len; (void)self; (void)nprocs;
+}
+static int sstep_py_note_recv(char *buf, int cap, int wait_ms)
+{
+    (void)buf; (void)cap; (void)wait_ms;
+    return -1;
 }
 #endif
 

@@ -55,6 +55,7 @@ struct bsp_frame {
     jmp_buf *exit_jb;             /* siblings: bsp_end jumps back here */
     struct bsp_initinfo init;     /* bsp_init inside this run (nested run) */
     int implicit_main;            /* pid 0 of a main-as-SPMD run */
+    int attached;                 /* joined an existing context (sstep_bsp_attach) */
     lpf_func_t fsyms[4];          /* pid 0: what the siblings run */
 };
 
@@ -68,6 +69,10 @@ struct bsp_tls {
     lpf_pid_t join_pid, join_nprocs;
     jmp_buf *join_jb;
     int main_done;                /* the main-as-SPMD run has ended */
+    /* sstep_bsp_attach: the next bsp_begin joins this context */
+    int attach;
+    lpf_t attach_ctx;
+    lpf_pid_t attach_pid, attach_nprocs;
 };
 
 static __thread struct bsp_tls T __attribute__((tls_model("initial-exec")));
@@ -396,10 +401,31 @@ void bsp_init(void (*spmd)(void), int argc, char **argv)
     ini->set = 1;
 }
 
+void sstep_bsp_attach(void *ctx, unsigned pid, unsigned nprocs)
+{
+    if (nprocs == 0 || pid >= nprocs)
+        die("sstep_bsp_attach", "pid %u is out of range (nprocs %u)", pid, nprocs);
+    T.attach = 1;
+    T.attach_ctx = ctx;
+    T.attach_pid = pid;
+    T.attach_nprocs = nprocs;
+}
+
 void bsp_begin(const bsp_pid_t P)
 {
     if (T.joining) {   /* a sibling: P is the initiator's business */
         join();
+        return;
+    }
+    if (T.attach) {    /* every process of the existing context is here */
+        struct bsp_frame *f = calloc(1, sizeof *f);
+        if (!f) die_oom("bsp_begin");
+        f->ctx = T.attach_ctx;
+        f->pid = T.attach_pid;
+        f->nprocs = T.attach_nprocs;
+        f->attached = 1;
+        T.attach = 0;
+        frame_enter(f, "bsp_begin");
         return;
     }
     if (P == 0) die("bsp_begin", "P is 0 (a run needs at least one process)");
@@ -440,6 +466,11 @@ void bsp_end(void)
     bspl_release(b);
     T.cur = f->parent;
     T.lib = f->parent ? f->parent->lib : NULL;
+    if (f->attached) {   /* the context goes on, with its own names */
+        sstep_set_names(f->ctx, NULL, NULL);
+        free(f);
+        return;
+    }
     if (f->pid != 0) {
         jmp_buf *jb = f->exit_jb;
         free(f);

@@ -68,6 +68,10 @@ def checks(ctx):
     assert ctx.alltoall([(s, q) for q in range(p)]) == [(q, s) for q in range(p)]
     assert ctx.allreduce([s]) == list(range(p))
     assert ctx.scatter(list(range(p)) if s == 0 else None) == s
+    with ctx.alltoall_init(np.arange(p) + 10 * s) as h:     # persistent: one superstep
+        for it in range(3):
+            h.out[:] = -1
+            assert h().tolist() == [10 * q + s for q in range(p)]
     m = ctx.probe()
     assert m.p >= p and m.g() > 0
     return "ok"
@@ -87,6 +91,44 @@ elif mode == "raise":
             ctx.sync()
     superstep.run(spmd)
     print("NOT REACHED", flush=True)
+elif mode == "checked_comm":
+    # the same over an mpi4py communicator (a run per half of the ranks)
+    from mpi4py import MPI
+    rank = MPI.COMM_WORLD.Get_rank()
+    half = MPI.COMM_WORLD.Split(rank % 2, rank)
+
+    def spmd(ctx):
+        dst = np.zeros(4)
+        with ctx.register(dst) as slot:
+            src = np.arange(4.0)
+            ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
+            if ctx.pid == 1:
+                src[0] = 5.0
+            ctx.sync()
+    try:
+        superstep.run(spmd, comm=half)
+        print("NOT REACHED", flush=True)
+    except superstep.BSPError as e:
+        print("BSPERROR rank %d: pid=%d: %s" % (rank, e.pid, e), flush=True)
+elif mode == "checked_every":
+    # the same report, caught by run() on every rank
+    def spmd(ctx):
+        dst = np.zeros(4)
+        with ctx.register(dst) as slot:
+            src = np.arange(4.0)
+            ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
+            if ctx.pid == 1:
+                src[0] = 5.0
+            ctx.sync()
+    rank = superstep.mpi_world()[0]
+    try:
+        superstep.run(spmd)
+        print("NOT REACHED", flush=True)
+    except superstep.BSPError as e:
+        print("BSPERROR rank %d: pid=%d nprocs=%d primitive=%s: %s"
+              % (rank, e.pid, e.nprocs, e.primitive, e), flush=True)
+    # the next run works
+    print("AFTER rank %d: %r" % (rank, int(superstep.run(lambda ctx: ctx.allreduce(1)))), flush=True)
 elif mode == "mismatch":
     def spmd(ctx):
         for _ in range(ctx.pid + 1):
@@ -98,11 +140,34 @@ elif mode == "mismatch":
         sys.exit(3)
 elif mode == "apps":
     rank, size = superstep.mpi_world()
-    x = np.arange(1000.0)
-    # a library call runs on threads inside the calling rank
-    assert superstep.apps.inprod(x, x, p=2) == x @ x
+    import scipy.sparse as sps
+    # sequential calls on every rank span the ranks: rank 0's arguments
+    # are the input, every rank gets the result
+    x = np.arange(1000.0) if rank == 0 else np.ones(1000)
+    assert superstep.apps.inprod(x, x) == np.arange(1000.0) @ np.arange(1000.0)
     k = np.arange(1000, dtype=np.uint32)[::-1].copy()
-    assert (superstep.apps.sort(k, p=2) == np.sort(k)).all()
+    assert (superstep.apps.sort(k if rank == 0 else None, p=size) == np.sort(k)).all()
+    G = sps.random(60, 60, density=0.08, format="csr", random_state=3)
+    r_seq = superstep.apps.pagerank(G if rank == 0 else None)
+
+    # inside a run: ctx= (the others' arguments are not used)
+    def spmd(ctx):
+        mine = ctx.pid == 0
+        A = sps.random(50, 40, density=0.1, format="csr", random_state=5)
+        v = np.arange(40.0)
+        y = superstep.apps.spmv(A if mine else None, v if mine else None, ctx=ctx)
+        r = superstep.apps.pagerank(G if mine else None, ctx=ctx)
+        z = np.arange(16.0) + 0j
+        f = (superstep.apps.fft(z if mine else None, ctx=ctx)
+             if superstep.have_fft() and ctx.nprocs in (1, 2, 4) else None)
+        if mine:
+            assert np.allclose(y, A @ v) and np.allclose(r, r_seq)
+            assert f is None or np.allclose(f, np.fft.fft(z))
+        else:
+            assert y is None and r is None and f is None
+        return ctx.allreduce(1)
+    assert superstep.run(spmd) == size
+    assert abs(r_seq.sum() - 1.0) < 1e-9
     print("APPS rank %d" % rank, flush=True)
 elif mode == "comm":
     from mpi4py import MPI
@@ -113,6 +178,10 @@ elif mode == "comm":
                        comm=world)
     half = world.Split(rank % 2, rank)
     r2 = superstep.run(lambda ctx: ctx.allreduce([rank]), comm=half)
+    # an application call spans the communicator's processes
+    r3 = superstep.run(lambda ctx: superstep.apps.inprod(np.arange(4.0), np.ones(4), ctx=ctx),
+                       comm=half)
+    assert r3 == (6.0 if half.Get_rank() == 0 else None), r3
     print("COMM rank %d: %r %r" % (rank, r1, sorted(r2)), flush=True)
 elif mode == "checked":
     # SUPERSTEP_CHECK=1: rank 1 changes a put's source before the sync

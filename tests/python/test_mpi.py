@@ -58,10 +58,13 @@ def test_mpi_mismatched_syncs_raise():
     assert "SYNCERROR" in r.stdout and "LPF_ERR_FATAL" in r.stdout
 
 
-def test_mpi_apps_on_threads_of_a_rank():
-    r = mpirun(2, "apps")
+@pytest.mark.parametrize("n", [2, 3])
+def test_mpi_apps_span_the_ranks(n):
+    pytest.importorskip("scipy")
+    r = mpirun(n, "apps")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "APPS rank 0" in r.stdout and "APPS rank 1" in r.stdout
+    for rank in range(n):
+        assert "APPS rank %d" % rank in r.stdout, r.stdout + r.stderr
 
 
 def test_mpi_run_over_an_mpi4py_communicator():
@@ -74,11 +77,38 @@ def test_mpi_run_over_an_mpi4py_communicator():
         assert line in r.stdout, r.stdout + r.stderr
 
 
+def test_mpi_checked_mode_report_is_a_bsp_error_on_every_rank():
+    r = mpirun(3, "checked_every", SUPERSTEP_CHECK="1")
+    assert r.returncode == 0 and "NOT REACHED" not in r.stdout, r.stdout + r.stderr
+    for rank in range(3):
+        line = [l for l in r.stdout.splitlines() if l.startswith("BSPERROR rank %d:" % rank)]
+        assert line, r.stdout + r.stderr
+        # every rank: the facts of the process that found it, in Python terms
+        assert "pid=1 nprocs=3 primitive=ctx.put" in line[0], line[0]
+        assert "ctx.put (process 1 of 3): checked mode: the source of a ctx.put " \
+               "(float64 array of shape (4,), 4 elements)" in line[0], line[0]
+        assert "AFTER rank %d: 3" % rank in r.stdout, r.stdout + r.stderr
+
+
+def test_mpi_checked_mode_report_over_a_communicator_on_every_rank():
+    pytest.importorskip("mpi4py")
+    r = mpirun(4, "checked_comm", SUPERSTEP_CHECK="1")
+    assert r.returncode == 0 and "NOT REACHED" not in r.stdout, r.stdout + r.stderr
+    for rank in range(4):
+        assert "BSPERROR rank %d: pid=1: " % rank in r.stdout, r.stdout + r.stderr
+    assert r.stdout.count("checked mode: the source of a ctx.put") == 4, r.stdout
+
+
 def test_mpi_checked_mode_report_is_a_bsp_error_in_python_terms():
     r = mpirun(2, "checked", SUPERSTEP_CHECK="1")
     assert r.returncode != 0 and "NOT REACHED" not in r.stdout
     assert "BSPError: ctx.put (process 1 of 2): checked mode: the source of a ctx.put " \
            "(float64 array of shape (4,), 4 elements)" in r.stderr, r.stderr
+    # the other rank raises it too, with the same facts
+    assert "BSPError: ctx.sync (process 0 of 2): the run failed: ctx.put (process 1 of 2): " \
+           "checked mode" in r.stderr, r.stderr
+
+
 def hybridrun(n, t, mode, timeout=120):
     env = dict(os.environ)
     env.pop("SUPERSTEP_ENGINE", None)
