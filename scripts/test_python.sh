@@ -30,3 +30,5 @@ unset SUPERSTEP_ENGINE
 # from outside the source tree: the installed package is the one tested
 cd build-py
 "$vpy" -m pytest -q -p no:cacheprovider "$PWD/../tests/python" "$@"
+# the Python programs in README and docs/ run as written (tests/docs)
+"$vpy" "$PWD/../tests/docs/check_docs.py" --src "$PWD/.." --python "$vpy"
