@@ -366,6 +366,23 @@ def _hybrid_run(_Run r, p):
     return LPF_SUCCESS
 
 
+def _run_result(_Run r, lpf_err_t rc, str why):
+    """What run() gives its caller once the section is over: the exception a
+    process raised, SyncError when the section failed, else the result."""
+    if r.exc is not None:
+        e = r.exc
+        try:
+            e.add_note("superstep: raised by process %d of %d (traceback printed above)"
+                       % (r.exc_pid, r.exc_nprocs))
+        except AttributeError:
+            pass
+        raise e.with_traceback(None)
+    if rc != LPF_SUCCESS:
+        raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
+                        "called sync a different number of times, " + why)
+    return r.result
+
+
 def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, nprocs=None,
         timeout=60.0):
     """Run spmd(ctx, *args, **kwargs) on p processes and return process 0's result.
@@ -426,18 +443,7 @@ def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, n
                     rc = lpf_exec(LPF_ROOT, P, _c_spmd, LPF_NO_ARGS)
         finally:
             _g_run = None
-    if r.exc is not None:
-        e = r.exc
-        try:
-            e.add_note("superstep: raised by process %d of %d (traceback printed above)"
-                       % (r.exc_pid, r.exc_nprocs))
-        except AttributeError:
-            pass
-        raise e.with_traceback(None)
-    if rc != LPF_SUCCESS:
-        raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
-                        "called sync a different number of times or returned early")
-    return r.result
+    return _run_result(r, rc, "or returned early")
 
 
 def _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout):
@@ -522,18 +528,7 @@ def _run_joined(spmd, p, args, kwargs, comm, meet, pid, nprocs, timeout):
             _g_run = None
             sstep_py_note_end()
             sstep_py_init_free(init)
-    if r.exc is not None:
-        e = r.exc
-        try:
-            e.add_note("superstep: raised by process %d of %d (traceback printed above)"
-                       % (r.exc_pid, r.exc_nprocs))
-        except AttributeError:
-            pass
-        raise e.with_traceback(None)
-    if rc != LPF_SUCCESS:
-        raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
-                        "called sync a different number of times, returned early or failed")
-    return r.result
+    return _run_result(r, rc, "returned early or failed")
 
 
 cdef bint _meet_atexit = False
