@@ -9,7 +9,10 @@ For every Markdown file:
     compiled with the build tree's bspcc / bspc++ and run with bsprun on
     the pthread engine, and on the MPI engine where it was built;
   * every Python code block that calls superstep.run is run with the given
-    interpreter, when that interpreter can import superstep.
+    interpreter, when that interpreter can import superstep;
+  * every command in a shell code block that calls one of the tools
+    (bsprun, lpfrun, bspcc, lpfcc, bspprobe, bspprof, ...) uses only options
+    that the build tree's tool lists in its --help.
 
 A code block's info string may carry words after the language:
   args=A,B   arguments of the program (commas become spaces)
@@ -18,7 +21,7 @@ A code block's info string may carry words after the language:
   nompi      run on the pthread engine only
 Placeholders (PREFIX, <...>, *, {a,b}) are not checked.
 """
-import argparse, glob, os, re, shutil, subprocess, sys, tempfile
+import argparse, glob, os, re, shlex, subprocess, sys, tempfile
 
 TOP = ("examples/", "tests/", "src/", "tools/", "bench/", "scripts/", "docs/",
        "include/", "python/", "cmake/")
@@ -130,6 +133,69 @@ def check_programs(md, text, src, build, python, tmp, mpi):
             run([python, f] + args, where, "run with " + python)
 
 
+TOOLS = {"bsprun": "tools/bsprun/bsprun", "bspcc": "tools/bspcc/bspcc",
+         "bspc++": "tools/bspcc/bspc++", "lpfcc": "tools/lpf/lpfcc",
+         "lpfcxx": "tools/lpf/lpfcxx", "lpfrun": "tools/lpf/lpfrun",
+         "lpfprobe": "tools/lpf/lpfprobe", "bspprobe": "bin/bspprobe",
+         "bspprof": "bin/bspprof"}
+_helps = {}
+
+
+def tool_help(build, name):
+    if name not in _helps:
+        exe = os.path.join(build, TOOLS[name])
+        text = None
+        if os.access(exe, os.X_OK):
+            r = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60,
+                               stdin=subprocess.DEVNULL)
+            text = r.stdout + r.stderr
+        _helps[name] = text
+    return _helps[name]
+
+
+def check_commands(md, text, src, build):
+    """Options given to the tools in shell blocks exist in their --help."""
+    if not build:
+        return
+    rel = os.path.relpath(md, src)
+    for lang, opts, body, line in code_blocks(text):
+        if lang not in ("sh", "bash", "shell", "console"):
+            continue
+        for k, cmdline in enumerate(body.splitlines()):
+            cmdline = re.sub(r"(^|\s)#.*$", "", cmdline).strip()
+            try:
+                words = shlex.split(cmdline)
+            except ValueError:
+                continue
+            for i, w in enumerate(words):
+                name = os.path.basename(w)
+                if name not in TOOLS:
+                    continue
+                helptext = tool_help(build, name)
+                if helptext is None:
+                    continue
+                for o in words[i + 1:]:
+                    if o in ("&&", "||", ";", "|", "--") or "/" in o or o.endswith(".py") \
+                            or o in ("python3", "python"):
+                        break       # the program, or the next command
+                    if not o.startswith("-"):
+                        continue    # an option's value
+                    if placeholder(o) or re.fullmatch(r"-[0-9].*", o) or o == "-" or " " in o:
+                        continue    # a placeholder, a number, a quoted value
+                    key = o.split("=", 1)[0]
+                    if name.startswith("lpf") and key.startswith("-mpirun,"):
+                        key = "-mpirun,"
+                    if name in ("bspcc", "bspc++", "lpfcc", "lpfcxx") and not key.startswith("--") \
+                            and key not in helptext:
+                        continue    # compiler flags go to the compiler
+                    end = "" if key.endswith(",") else r"($|[\s,=\]|])"
+                    if re.search(r"(^|[\s,\[|])" + re.escape(key) + end, helptext, re.M):
+                        ok()
+                    else:
+                        fail("%s:%d" % (rel, line + 1 + k),
+                             "%s has no option %s (%s --help)" % (name, key, name))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--src", required=True)
@@ -152,6 +218,7 @@ def main():
             check_links(md, text, src)
             check_paths(md, text, src, a.build)
             check_programs(md, text, src, a.build, python, tmp, a.mpi)
+            check_commands(md, text, src, a.build)
     for f in failures:
         print("FAIL", f)
     print(f"{passes} passed, {len(failures)} failed")
