@@ -799,7 +799,7 @@ lpf_err_t sstep_sync_ext(lpf_t c, struct sstep_sync_info *info)
 lpf_err_t lpf_sync(lpf_t c, lpf_sync_attr_t attr)
 {
     if (SSTEP_UNLIKELY(attr != LPF_SYNC_DEFAULT))   /* <lpf/tags.h>, <lpf/zero.h> */
-        return sstep_lext_sync(c, attr);
+        return sstep_lext_sync(c, attr, __builtin_return_address(0));
     struct sstep_sync_info info;
     info.check = 0;
     return sync_impl(c, &info, SSTEP_PROF_LPF, __builtin_return_address(0));

@@ -379,7 +379,7 @@ SSTEP_HIDDEN void sstep_lext_free(struct sstep_ctx *ctx);
 SSTEP_HIDDEN lpf_err_t sstep_noc_deregister(struct sstep_ctx *ctx, lpf_memslot_t h);
 /* before an untagged sync: queue every tag's pending requests */
 SSTEP_HIDDEN void sstep_lext_flush(struct sstep_ctx *ctx);
-SSTEP_HIDDEN lpf_err_t sstep_lext_sync(lpf_t ctx, lpf_sync_attr_t attr);
+SSTEP_HIDDEN lpf_err_t sstep_lext_sync(lpf_t ctx, lpf_sync_attr_t attr, const void *site);
 SSTEP_HIDDEN lpf_err_t sstep_lext_put(lpf_t ctx, lpf_memslot_t src_slot, size_t src_offset,
         lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset, size_t size,
         lpf_msg_attr_t attr, int get);

@@ -14,6 +14,7 @@
  */
 #include "lpfext.h"
 #include "pubext_internal.h"
+#include "profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,7 +178,8 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_
 
 SSTEP_HIDDEN void lx_tag_to_queue(struct sstep_ctx *ctx, struct lx_tag *t);
 
-static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a)
+static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
+        const void *site)
 {
     const char *prim = "lpf_sync";
     struct lx_tag *t = lx_tag_of(ctx, prim, a->tag);
@@ -193,6 +195,9 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a)
     sstep_scope_push(c);
     lx_tag_to_queue(ctx, t);
     const struct sstep_stamp st = { t->object, t->steps };
+    if (SSTEP_UNLIKELY(ctx->prof != NULL))
+        sstep_prof_phase(ctx, (a->es || a->er) ? SSTEP_PROF_ZERO : SSTEP_PROF_TAG, site, a->tag,
+                t->lo, t->n, a->es, a->er);
     char what[64];
     snprintf(what, sizeof what, "%ssync of tag %u", (a->es || a->er) ? "zero-cost " : "",
             a->tag);
@@ -215,7 +220,7 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a)
     sstep_scope_pop(c);
 }
 
-lpf_err_t sstep_lext_sync(lpf_t c, lpf_sync_attr_t attr)
+lpf_err_t sstep_lext_sync(lpf_t c, lpf_sync_attr_t attr, const void *site)
 {
     struct sstep_ctx *ctx = sstep_ctx_of(c, "lpf_sync");
     const struct lx_attr *a = lx_attr_of(ctx, "lpf_sync", attr, LX_ATTR_SYNC | LX_ATTR_LENIENT);
@@ -223,12 +228,14 @@ lpf_err_t sstep_lext_sync(lpf_t c, lpf_sync_attr_t attr)
     if (a == NULL || (a->tag == LPF_INVALID_TAG && a->es == 0 && a->er == 0))
         return lpf_sync(c, LPF_SYNC_DEFAULT);
     if (a->tag != LPF_INVALID_TAG) {
-        tagged_sync(c, ctx, a);
+        tagged_sync(c, ctx, a, site);
     } else {
         struct sstep_lext *x = ctx->lext;
         sstep_lext_flush(ctx);
         const struct sstep_stamp st = { LX_OBJ_ZERO,
             ctx->superstep - ctx->range_steps + x->zero_steps };
+        if (SSTEP_UNLIKELY(ctx->prof != NULL))
+            sstep_prof_phase(ctx, SSTEP_PROF_ZERO, site, UINT32_MAX, 0, ctx->nprocs, a->es, a->er);
         zero_exchange(c, ctx, 0, ctx->nprocs, st, a->es, a->er, "zero-cost sync");
         x->zero_steps++;
     }
