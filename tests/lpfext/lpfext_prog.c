@@ -44,18 +44,20 @@ static void case_attr(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
     size_t es = 9, er = 9;
     OK(lpf_zero_get_expected(ctx, sa, &es, &er)); CHECK(es == 0 && er == 0);
     /* a new attribute behaves as the default */
-    uint64_t v = 100 + s, in[2] = { 0, 0 };
-    lpf_memslot_t vs, is;
-    OK(lpf_resize_memory_register(ctx, 2));
+    uint64_t v = 100 + s, in[2] = { 0, 200 + s }, got = 0;
+    lpf_memslot_t vs, is, gs;
+    OK(lpf_resize_memory_register(ctx, 3));
     OK(lpf_resize_message_queue(ctx, 4));
     OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
     OK(lpf_register_local(ctx, &v, sizeof v, &vs));
     OK(lpf_register_global(ctx, in, sizeof in, &is));
+    OK(lpf_register_local(ctx, &got, sizeof got, &gs));
     OK(lpf_sync(ctx, sa));
     OK(lpf_put(ctx, vs, 0, (s + 1) % P, is, 0, 8, ma));
-    OK(lpf_get(ctx, (s + 1) % P, is, 0, is, 8, 8, za));   /* reads in[0] before the put */
+    OK(lpf_get(ctx, (s + 1) % P, is, 8, gs, 0, 8, za));
     OK(lpf_sync(ctx, zs));
     CHECK(in[0] == 100 + (s + P - 1) % P);
+    CHECK(got == 200 + (s + 1) % P);
     OK(lpf_sync(ctx, sa));
     /* either extension's destroy frees either's attribute */
     OK(lpf_zero_destroy_mattr(ctx, ma));
@@ -64,6 +66,7 @@ static void case_attr(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
     OK(lpf_tag_destroy_sattr(ctx, zs));
     OK(lpf_deregister(ctx, vs));
     OK(lpf_deregister(ctx, is));
+    OK(lpf_deregister(ctx, gs));
 }
 
 /* ---------------------------------------------------------------- */
