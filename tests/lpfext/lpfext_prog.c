@@ -80,7 +80,7 @@ static void case_noc(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
     lpf_memslot_t gslots, gser, na, ns, ng;
     OK(lpf_resize_memory_register(ctx, 2));
     OK(lpf_resize_message_queue(ctx, 2 * P + 4));
-    OK(lpf_noc_resize_memory_register(ctx, 4));
+    OK(lpf_noc_resize_memory_register(ctx, 6));
     OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
     OK(lpf_register_global(ctx, slots, P * sizeof *slots, &gslots));
     OK(lpf_register_global(ctx, ser, P * 16, &gser));
@@ -130,6 +130,36 @@ static void case_noc(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
     OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
     CHECK(other == 7000 + nx);
     OK(lpf_deregister(ctx, no));
+    /* large requests (the engines' bulk paths) through noc slots */
+    const size_t big = 1 << 20;
+    unsigned char *bs = malloc(big), *bd = malloc(big), *bg = malloc(big);
+    for (size_t i = 0; i < big; ++i) { bs[i] = (unsigned char)(i * 7 + s); bd[i] = bg[i] = 0; }
+    lpf_memslot_t hs, hd, hg;
+    OK(lpf_noc_register(ctx, bs, big, &hs));
+    OK(lpf_noc_register(ctx, bd, big, &hd));
+    OK(lpf_noc_register(ctx, bg, big, &hg));
+    slots[s] = hd;
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    for (lpf_pid_t q = 0; q < P; ++q)
+        if (q != s)
+            OK(lpf_put(ctx, gslots, s * sizeof *slots, q, gslots, s * sizeof *slots,
+                    sizeof *slots, LPF_MSG_DEFAULT));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    OK(lpf_noc_put(ctx, hs, 0, nx, slots[nx], 0, big, LPF_MSG_DEFAULT));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    OK(lpf_noc_get(ctx, nx, slots[nx], 0, hg, 0, big, LPF_MSG_DEFAULT));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    size_t bad = 0;
+    for (size_t i = 0; i < big; ++i) {
+        bad += bd[i] != (unsigned char)(i * 7 + pv);
+        bad += bg[i] != (unsigned char)(i * 7 + s);   /* nx holds what s put there */
+    }
+    CHECK(bad == 0);
+    OK(lpf_deregister(ctx, hs));
+    OK(lpf_deregister(ctx, hd));
+    OK(lpf_deregister(ctx, hg));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    free(bs); free(bd); free(bg);
     OK(lpf_deregister(ctx, ns));
     OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));   /* peers are done with na */
     OK(lpf_deregister(ctx, na));
