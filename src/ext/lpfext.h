@@ -73,6 +73,12 @@ struct sstep_lext {
 };
 
 SSTEP_HIDDEN struct sstep_lext *lx_get(struct sstep_ctx *ctx);
+/* the engine lacks what an extension needs: one line and the end of the
+ * run; only the first thread of an OS process that gets here reports (the
+ * others wait for the end: concurrent aborts of one rank's threads are not
+ * safe on the hybrid engine) */
+SSTEP_HIDDEN SSTEP_NORETURN void lx_unsupported(struct sstep_ctx *ctx, const char *prim,
+        const char *what);
 /* the attribute behind a handle (kind LX_ATTR_MSG or _SYNC); NULL for the
  * default; a misuse ends the program */
 SSTEP_HIDDEN struct lx_attr *lx_attr_of(struct sstep_ctx *ctx, const char *prim,

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const lpf_tag_t LPF_INVALID_TAG = UINT32_MAX;
 
@@ -48,6 +49,15 @@ void sstep_lext_free(struct sstep_ctx *ctx)
     free(x->noc_free);
     free(x);
     atomic_store_explicit(&ctx->lext, NULL, memory_order_relaxed);
+}
+
+void lx_unsupported(struct sstep_ctx *ctx, const char *prim, const char *what)
+{
+    static atomic_flag once = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&once))
+        for (;;) pause();
+    sstep_fatal(ctx, prim, "%s, which the %s engine does not offer across its ranks (use the "
+            "pthread or mpi engine)", what, ctx->engine->name);
 }
 
 /* ------------------------------------------------------------------ */
@@ -238,8 +248,7 @@ lpf_err_t lpf_tag_create(lpf_t c, bool active, lpf_tag_t *tag)
                 "lpf_resize_tag_register and lpf_sync first)", x->tags_live, x->tag_cap);
     const lpf_pid_t P = ctx->nprocs;
     if (SSTEP_UNLIKELY(P > 1 && ctx->engine->sync_range == NULL))
-        sstep_fatal(ctx, prim, "tags need subset syncs, which the %s engine does not offer "
-                "(use the pthread or mpi engine)", ctx->engine->name);
+        lx_unsupported(ctx, prim, "tags need subset syncs");
     /* the lowest free id: the same everywhere (same order of creates) */
     size_t id = 0;
     while (id < x->ntags && x->tags[id].live) ++id;

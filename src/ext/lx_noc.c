@@ -104,9 +104,8 @@ lpf_err_t lpf_noc_register(lpf_t c, void *pointer, size_t size, lpf_memslot_t *m
         sstep_fatal(ctx, prim, "pointer is NULL but size is %zu", size);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     if (SSTEP_UNLIKELY(ctx->nprocs > 1 && !strcmp(ctx->engine->name, "hybrid")))
-        sstep_fatal(ctx, prim, "noc slots need the owner to resolve slots it never announced, "
-                "which the hybrid engine does not offer across its ranks (use the pthread or "
-                "mpi engine)");
+        lx_unsupported(ctx, prim, "noc slots need owners that resolve slots they never "
+                "announced");
     struct sstep_lext *x = lx_get(ctx);
     if (SSTEP_UNLIKELY(x->noc_live >= x->noc_cap))
         sstep_fatal(ctx, prim, "noc register capacity exceeded: %zu noc registrations live, "
