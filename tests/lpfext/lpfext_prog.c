@@ -380,6 +380,11 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
         OK(lpf_tag_set_sattr(ctx, t, sa));
         if (s == P - 1) OK(lpf_sync(ctx, sa));
         OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    } else if (!strcmp(which, "tag_sync_missing")) {
+        /* process 0 makes the tagged sync, process 1 an untagged one */
+        OK(lpf_tag_create(ctx, true, &t));
+        OK(lpf_tag_set_sattr(ctx, t, sa));
+        OK(lpf_sync(ctx, s == 0 ? sa : LPF_SYNC_DEFAULT));
     } else if (!strcmp(which, "zero_never")) {
         lpf_sync_attr_t za;
         OK(lpf_zero_create_sattr(ctx, &za));
