@@ -33,10 +33,16 @@ static SSTEP_NORETURN void deadlock_line(struct sstep_ctx *ctx, lpf_t c, const c
         int report, size_t es, size_t er, size_t arrived)
 {
     fflush(stdout);
-    fprintf(stderr, "superstep: lpf_sync (process %u of %u): %s can never end in superstep "
-            "%llu: expected %zu sent and %zu received messages, %zu received; every process "
-            "waits (deadlock)\n", ctx->pid, ctx->nprocs, what,
-            (unsigned long long)ctx->superstep, es, er, arrived);
+    if (es == 0 && er == 0)
+        fprintf(stderr, "superstep: lpf_sync (process %u of %u): %s can never end in superstep "
+                "%llu: every process waits, not all in this sync (deadlock: the active "
+                "processes of a tag must make the same tagged syncs)\n", ctx->pid, ctx->nprocs,
+                what, (unsigned long long)ctx->superstep);
+    else
+        fprintf(stderr, "superstep: lpf_sync (process %u of %u): %s can never end in superstep "
+                "%llu: expected %zu sent and %zu received messages, %zu received; every "
+                "process waits (deadlock)\n", ctx->pid, ctx->nprocs, what,
+                (unsigned long long)ctx->superstep, es, er, arrived);
     fflush(stderr);
     usleep(report ? 300000 : 3000000);
     sstep_abort_quiet(c);

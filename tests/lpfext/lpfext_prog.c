@@ -385,6 +385,15 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
         OK(lpf_tag_create(ctx, true, &t));
         OK(lpf_tag_set_sattr(ctx, t, sa));
         OK(lpf_sync(ctx, s == 0 ? sa : LPF_SYNC_DEFAULT));
+    } else if (!strcmp(which, "tag_sync_other")) {
+        /* all active in two tags; process 0 syncs one, the others the other */
+        lpf_tag_t u;
+        OK(lpf_resize_tag_register(ctx, 2));
+        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        OK(lpf_tag_create(ctx, true, &t));
+        OK(lpf_tag_create(ctx, true, &u));
+        OK(lpf_tag_set_sattr(ctx, s == 0 ? t : u, sa));
+        OK(lpf_sync(ctx, sa));
     } else if (!strcmp(which, "zero_never")) {
         lpf_sync_attr_t za;
         OK(lpf_zero_create_sattr(ctx, &za));
