@@ -10,10 +10,12 @@ _Static_assert(LPF_ZERO_COST_SYNC == 202500L, "zero version");
 # include <lpf/noc.h>
 _Static_assert(_LPF_NOC_VERSION == 202400L, "noc version");
 #else
+/* 4: all together with BSPlib, C11; 5: the same as C99 */
 # include <lpf/tags.h>
 # include <lpf/zero.h>
 # include <lpf/noc.h>
 # include <lpf/core.h>
+# include <lpf/bsplib.h>
 # include <bsp.h>
 #endif
 int main(void) { return 0; }
