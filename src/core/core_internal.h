@@ -193,6 +193,8 @@ struct sstep_ctx {
     uint64_t layer_steps;   /* syncs a layer made for itself (sstep_layer_step):
                                messages number the user's supersteps,
                                superstep - layer_steps, from 0 */
+    struct sstep_lext *_Atomic lext; /* LPF extensions (src/ext): tags, zero-cost
+                               syncs, noc slots; NULL until one is used */
 };
 
 /* forks this process descends from (0 in the process that started); a
@@ -380,6 +382,23 @@ static inline void sstep_enqueue(struct sstep_ctx *ctx, int k, lpf_pid_t pid,
     q->kinds |= 1u << k;
 }
 
+/* LPF extensions (src/ext/lpfext.h): a slot index with this bit names a noc
+ * registration of its owner (lpf_noc_register) */
+#define SSTEP_NOC_BIT 0x40000000u
+SSTEP_HIDDEN const struct sstep_slot *sstep_noc_entry(struct sstep_ctx *owner, uint32_t slot);
+SSTEP_HIDDEN char *sstep_noc_resolve(struct sstep_ctx *owner, uint32_t slot,
+        size_t off, size_t size);
+SSTEP_HIDDEN SSTEP_NORETURN void sstep_noc_range_error(struct sstep_ctx *owner,
+        const char *primitive, lpf_pid_t issuer, uint32_t slot, size_t off, size_t size);
+SSTEP_HIDDEN void sstep_lext_free(struct sstep_ctx *ctx);
+SSTEP_HIDDEN lpf_err_t sstep_noc_deregister(struct sstep_ctx *ctx, lpf_memslot_t h);
+/* before an untagged sync: queue every tag's pending requests */
+SSTEP_HIDDEN void sstep_lext_flush(struct sstep_ctx *ctx);
+SSTEP_HIDDEN lpf_err_t sstep_lext_sync(lpf_t ctx, lpf_sync_attr_t attr, const void *site);
+SSTEP_HIDDEN lpf_err_t sstep_lext_put(lpf_t ctx, lpf_memslot_t src_slot, size_t src_offset,
+        lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset, size_t size,
+        lpf_msg_attr_t attr, int get);
+
 /* Resolve the remote area (slot, off, size) on the process owning `owner`.
  * Returns NULL (after printing nothing) if the slot or range is invalid;
  * engines then call sstep_fatal with the details. */
@@ -387,7 +406,8 @@ static inline char *sstep_resolve_global(struct sstep_ctx *owner, uint32_t slot,
         size_t off, size_t size)
 {
     struct sstep_slot_array *a = sstep_slots(&owner->globals);
-    if (SSTEP_UNLIKELY(a == NULL || slot >= a->size)) return NULL;
+    if (SSTEP_UNLIKELY(a == NULL || slot >= a->size))
+        return (slot & SSTEP_NOC_BIT) ? sstep_noc_resolve(owner, slot, off, size) : NULL;
     struct sstep_slot *e = &a->e[slot];
     if (SSTEP_UNLIKELY(e->state != SSTEP_SLOT_GLOBAL)) return NULL;
     if (SSTEP_UNLIKELY(off > e->size || size > e->size - off)) return NULL;

@@ -48,6 +48,8 @@ struct prof_step {
     uint16_t site;
     uint8_t origin;
     int8_t rc;
+    uint32_t ph_tag, ph_lo, ph_n; /* SSTEP_PROF_TAG / _ZERO: the phase */
+    uint64_t ph_es, ph_er;
 };
 
 /* bytes this process moves to / pulls from one other process */
@@ -74,6 +76,10 @@ struct sstep_prof {
     const void *site_caller[PROF_SITES];   /* the program's call of the layer (or NULL) */
     uint8_t site_origin[PROF_SITES];
     size_t lost;              /* supersteps not recorded (out of memory) */
+    int ph_set, ph_origin;    /* sstep_prof_phase: for the next superstep */
+    const void *ph_site;
+    uint32_t ph_tag, ph_lo, ph_n;
+    uint64_t ph_es, ph_er;
     int skip;                 /* this superstep is not recorded */
     unsigned nchild;          /* sections this process started */
     int top;                  /* a top-level section */
@@ -297,6 +303,17 @@ void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site)
     }
     struct prof_step *s = &pf->steps[pf->n];
     s->t0 = t - pf->start_mono;
+    s->ph_n = 0;
+    if (SSTEP_UNLIKELY(pf->ph_set)) {
+        pf->ph_set = 0;
+        origin = pf->ph_origin;
+        site = pf->ph_site;
+        s->ph_tag = pf->ph_tag;
+        s->ph_lo = pf->ph_lo;
+        s->ph_n = pf->ph_n;
+        s->ph_es = pf->ph_es;
+        s->ph_er = pf->ph_er;
+    }
     /* the program's call of a layer's entry point (bsp_sync), noted there */
     const void *caller = NULL;
     if (origin == SSTEP_PROF_EXT) caller = sstep_prof_caller;
@@ -368,6 +385,21 @@ static double saved_r(const char *engine, lpf_pid_t P)
     return pf_file_r(path, engine, P);
 }
 
+void sstep_prof_phase(struct sstep_ctx *ctx, int origin, const void *site, uint32_t tag,
+        lpf_pid_t lo, lpf_pid_t n, uint64_t es, uint64_t er)
+{
+    struct sstep_prof *pf = ctx->prof;
+    if (!pf) return;
+    pf->ph_set = 1;
+    pf->ph_origin = origin;
+    pf->ph_site = site;
+    pf->ph_tag = tag;
+    pf->ph_lo = lo;
+    pf->ph_n = n;
+    pf->ph_es = es;
+    pf->ph_er = er;
+}
+
 SSTEP_HIDDEN void sstep_fill_machine(lpf_machine_t *m);
 
 /* the layer a sync site belongs to, from the symbol around it */
@@ -385,6 +417,8 @@ static const char *site_layer(int origin, const void *site, char *name, size_t l
         snprintf(name, len, "%s+%#lx", strrchr(in.dli_fname, '/') ? strrchr(in.dli_fname, '/') + 1
                 : in.dli_fname, (unsigned long)((const char *)site - (const char *)in.dli_fbase));
     const char *sym = ok && in.dli_sname ? in.dli_sname : "";
+    if (origin == SSTEP_PROF_TAG) return "lpf-tag";
+    if (origin == SSTEP_PROF_ZERO) return "lpf-zero";
     if (origin == SSTEP_PROF_E1 || origin == SSTEP_PROF_E2 || !strncmp(sym, "pub_", 4)) return "pub";
     if (!strncmp(sym, "bsp_", 4) || !strncmp(sym, "bsp", 3)) return origin == SSTEP_PROF_EXT || lib ? "bsplib" : "user";
     if (origin == SSTEP_PROF_EXT) return "bsplib";
@@ -458,6 +492,9 @@ static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t en
                 s->reqs[SSTEP_PUT], (unsigned long long)s->bytes[SSTEP_PUT],
                 s->reqs[SSTEP_GET], (unsigned long long)s->bytes[SSTEP_GET],
                 s->reqs[SSTEP_MSG], (unsigned long long)s->bytes[SSTEP_MSG], s->msgs_in, s->npeer);
+        if (s->ph_n)   /* tag (UINT32_MAX: none), pids lo..lo+n-1, expected counts */
+            fprintf(f, "x %u %u %u %llu %llu\n", s->ph_tag, s->ph_lo, s->ph_n,
+                    (unsigned long long)s->ph_es, (unsigned long long)s->ph_er);
         for (uint32_t j = 0; j < s->npeer; ++j, ++pe)
             fprintf(f, "p %u %llu %llu\n", pe->q, (unsigned long long)pe->out,
                     (unsigned long long)pe->get);

@@ -22,7 +22,9 @@ enum sstep_prof_origin {
     SSTEP_PROF_LPF = 0,   /* lpf_sync: the program, or a layer (collectives) */
     SSTEP_PROF_EXT = 1,   /* sstep_sync_ext: BSPlib's bsp_sync */
     SSTEP_PROF_E1 = 2,    /* sstep_sync_range (PUB) */
-    SSTEP_PROF_E2 = 3     /* sstep_oblsync (PUB) */
+    SSTEP_PROF_E2 = 3,    /* sstep_oblsync (PUB) */
+    SSTEP_PROF_TAG = 4,   /* lpf_sync with a tag (<lpf/tags.h>) */
+    SSTEP_PROF_ZERO = 5   /* lpf_sync with expected counts (<lpf/zero.h>) */
 };
 
 struct sstep_prof;
@@ -45,5 +47,12 @@ SSTEP_HIDDEN void sstep_prof_exec_leave(void);
 /* around the exchange of a superstep (ctx->prof != NULL) */
 SSTEP_HIDDEN void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site);
 SSTEP_HIDDEN void sstep_prof_sync_end(struct sstep_ctx *ctx, lpf_err_t rc);
+
+/* LPF's extensions (src/ext): the next superstep recorded is a tagged or
+ * zero-cost sync (origin SSTEP_PROF_TAG / _ZERO) called from `site`, of tag
+ * `tag` (UINT32_MAX: none) over the pids lo..lo+n-1, expecting es sent and
+ * er received messages; the part file gets an "x" line after its "s" line */
+SSTEP_HIDDEN void sstep_prof_phase(struct sstep_ctx *ctx, int origin, const void *site,
+        uint32_t tag, lpf_pid_t lo, lpf_pid_t n, uint64_t es, uint64_t er);
 
 #endif
