@@ -11,6 +11,16 @@
 #include <lpf/tags.h>
 #include <lpf/zero.h>
 #include <lpf/noc.h>
+#include <string.h>
+
+/* the subset and oblivious syncs tags and zero-cost syncs run on; the
+ * hybrid engine's sync_range only says that it has none (a section of
+ * several ranks of several threads; other layouts run as pthread or MPI
+ * sections) */
+static inline int lx_no_range(const struct sstep_ctx *ctx)
+{
+    return ctx->engine->sync_range == NULL || strcmp(ctx->engine->name, "hybrid") == 0;
+}
 
 enum { LX_ATTR_FREE = 0, LX_ATTR_MSG = 1, LX_ATTR_SYNC = 2,
        LX_ATTR_LENIENT = 0x100 /* | kind: other values mean the default */ };

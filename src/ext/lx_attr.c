@@ -247,7 +247,7 @@ lpf_err_t lpf_tag_create(lpf_t c, bool active, lpf_tag_t *tag)
         sstep_fatal(ctx, prim, "tag capacity exceeded: %zu tags live, capacity %zu (call "
                 "lpf_resize_tag_register and lpf_sync first)", x->tags_live, x->tag_cap);
     const lpf_pid_t P = ctx->nprocs;
-    if (SSTEP_UNLIKELY(P > 1 && ctx->engine->sync_range == NULL))
+    if (SSTEP_UNLIKELY(P > 1 && lx_no_range(ctx)))
         lx_unsupported(ctx, prim, "tags need subset syncs");
     /* the lowest free id: the same everywhere (same order of creates) */
     size_t id = 0;

@@ -55,7 +55,7 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_
     const char *prim = "lpf_sync";
     struct sstep_queue *q = &ctx->q;
     const lpf_pid_t me = ctx->pid;
-    if (SSTEP_UNLIKELY(n > 1 && ctx->engine->sync_range == NULL))
+    if (SSTEP_UNLIKELY(n > 1 && lx_no_range(ctx)))
         lx_unsupported(ctx, prim, "zero-cost syncs need oblivious syncs");
     size_t np = 0, ng = 0, nself = 0;
     for (lpf_pid_t k = 0; k < q->ntouched; ++k) {
@@ -191,7 +191,7 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
     if (SSTEP_UNLIKELY(!t->active))
         sstep_fatal(ctx, prim, "superstep %llu: process %u is not active in tag %u and may "
                 "not make its sync", (unsigned long long)ctx->superstep, ctx->pid, a->tag);
-    if (SSTEP_UNLIKELY(ctx->nprocs > 1 && ctx->engine->sync_range == NULL))
+    if (SSTEP_UNLIKELY(ctx->nprocs > 1 && lx_no_range(ctx)))
         lx_unsupported(ctx, prim, "tagged syncs need subset syncs");
     if (SSTEP_UNLIKELY(!t->contiguous))
         sstep_fatal(ctx, prim, "tag %u's active set (%u processes) is not a range of "
