@@ -21,16 +21,9 @@ pid=""
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-# the job's processes: the marker on the command line (bsprun, the
-# launcher, the ranks) or in the environment (bsprun's filter, and anything
-# else bsprun started)
-job_pids() {
-  {
-    pgrep -f -- "$marker"
-    grep -l -s -a -F -e "SSTEP_SIGNALS_MARKER=$marker" /proc/[0-9]*/environ 2>/dev/null |
-      sed -n 's,^/proc/\([0-9]*\)/environ$,\1,p'
-  } | sort -un | grep -v -x -e "$$" -e "$BASHPID"
-}
+# the job's processes (tests/lib/job_pids.sh)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/job_pids.sh"
+job_pids() { job_pids_of SSTEP_SIGNALS_MARKER "$marker"; }
 cleanup() {
   [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
   local p

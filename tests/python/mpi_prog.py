@@ -77,6 +77,18 @@ def checks(ctx):
     return "ok"
 
 
+def source_changed_before_sync(ctx):
+    """SUPERSTEP_CHECK=1 reports it: process 1 changes a put's source before
+    the sync"""
+    dst = np.zeros(4)
+    with ctx.register(dst) as slot:
+        src = np.arange(4.0)
+        ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
+        if ctx.pid == 1:
+            src[0] = 5.0
+        ctx.sync()
+
+
 if mode == "ok":
     rank, size = superstep.mpi_world()
     res = superstep.run(checks)
@@ -97,14 +109,7 @@ elif mode == "checked_comm":
     rank = MPI.COMM_WORLD.Get_rank()
     half = MPI.COMM_WORLD.Split(rank % 2, rank)
 
-    def spmd(ctx):
-        dst = np.zeros(4)
-        with ctx.register(dst) as slot:
-            src = np.arange(4.0)
-            ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
-            if ctx.pid == 1:
-                src[0] = 5.0
-            ctx.sync()
+    spmd = source_changed_before_sync
     try:
         superstep.run(spmd, comm=half)
         print("NOT REACHED", flush=True)
@@ -112,14 +117,7 @@ elif mode == "checked_comm":
         print("BSPERROR rank %d: pid=%d: %s" % (rank, e.pid, e), flush=True)
 elif mode == "checked_every":
     # the same report, caught by run() on every rank
-    def spmd(ctx):
-        dst = np.zeros(4)
-        with ctx.register(dst) as slot:
-            src = np.arange(4.0)
-            ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
-            if ctx.pid == 1:
-                src[0] = 5.0
-            ctx.sync()
+    spmd = source_changed_before_sync
     rank = superstep.mpi_world()[0]
     try:
         superstep.run(spmd)
@@ -185,13 +183,6 @@ elif mode == "comm":
     print("COMM rank %d: %r %r" % (rank, r1, sorted(r2)), flush=True)
 elif mode == "checked":
     # SUPERSTEP_CHECK=1: rank 1 changes a put's source before the sync
-    def spmd(ctx):
-        dst = np.zeros(4)
-        with ctx.register(dst) as slot:
-            src = np.arange(4.0)
-            ctx.put(src, (ctx.pid + 1) % ctx.nprocs, slot)
-            if ctx.pid == 1:
-                src[0] = 5.0
-            ctx.sync()
+    spmd = source_changed_before_sync
     superstep.run(spmd)
     print("NOT REACHED", flush=True)

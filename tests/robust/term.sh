@@ -16,15 +16,9 @@ pid=""
 hyb=()
 [ "$engine" = hybrid ] && hyb=(-t "$tpr")
 
-# the job's processes: the marker on the command line (bsprun, the
-# launcher, the ranks) or in the environment (everything bsprun started)
-job_pids() {
-  {
-    pgrep -f -- "$marker"
-    grep -l -s -a -F -e "SSTEP_TERM_MARKER=$marker" /proc/[0-9]*/environ 2>/dev/null |
-      sed -n 's,^/proc/\([0-9]*\)/environ$,\1,p'
-  } | sort -un | grep -v -x -e "$$" -e "$BASHPID"
-}
+# the job's processes (tests/lib/job_pids.sh)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/job_pids.sh"
+job_pids() { job_pids_of SSTEP_TERM_MARKER "$marker"; }
 cleanup() {
   [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
   local p
