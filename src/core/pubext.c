@@ -18,14 +18,15 @@ struct sstep_ext *sstep_ext_get(struct sstep_ctx *ctx)
 {
     struct sstep_ext *x = atomic_load_explicit(&ctx->ext, memory_order_acquire);
     if (SSTEP_LIKELY(x != NULL)) return x;
-    struct sstep_ext *n = calloc(1, sizeof *n);
+    /* the mailbox's lines are aligned */
+    const size_t bytes = (sizeof(struct sstep_ext) + 63) & ~(size_t)63;
+    struct sstep_ext *n = aligned_alloc(64, bytes);
+    if (n) memset(n, 0, bytes);
     if (!n) sstep_fatal(ctx, "sstep_sync_range", "out of memory (mailbox)");
-    pthread_mutex_init(&n->mbox.lock, NULL);
     struct sstep_ext *expected = NULL;
     if (atomic_compare_exchange_strong_explicit(&ctx->ext, &expected, n,
                 memory_order_acq_rel, memory_order_acquire))
         return n;
-    pthread_mutex_destroy(&n->mbox.lock);
     free(n);
     return expected;
 }
@@ -42,6 +43,7 @@ void sstep_ext_free(struct sstep_ctx *ctx)
     struct sstep_ext *x = atomic_load_explicit(&ctx->ext, memory_order_acquire);
     if (!x) return;
     if (x->engine_free) x->engine_free(x->engine);
+    sstep_mailbox_drain(ctx);
     for (struct sstep_batch *b = x->mbox.head, *nb; b; b = nb) {
         nb = b->next;
         free(b);
@@ -64,7 +66,6 @@ void sstep_ext_free(struct sstep_ctx *ctx)
     free(x->scopes);
     for (size_t i = 0; i < x->npool; ++i) free_queue(&x->qpool[i]);
     free(x->qpool);
-    pthread_mutex_destroy(&x->mbox.lock);
     free(x);
     atomic_store_explicit(&ctx->ext, NULL, memory_order_relaxed);
 }
@@ -106,13 +107,30 @@ struct sstep_batch *sstep_batch_build(struct sstep_ctx *ctx, lpf_pid_t dst,
 void sstep_mailbox_put(struct sstep_ctx *dst, struct sstep_batch *b)
 {
     struct sstep_mailbox *m = &sstep_ext_get(dst)->mbox;
-    b->next = NULL;
-    pthread_mutex_lock(&m->lock);
-    if (m->tail) m->tail->next = b;
-    else m->head = b;
-    m->tail = b;
-    atomic_fetch_add_explicit(&m->pushes, 1, memory_order_release);
-    pthread_mutex_unlock(&m->lock);
+    struct sstep_batch *h = atomic_load_explicit(&m->inbound, memory_order_relaxed);
+    do b->next = h;
+    while (!atomic_compare_exchange_weak_explicit(&m->inbound, &h, b,
+                memory_order_release, memory_order_relaxed));
+}
+
+int sstep_mailbox_drain(struct sstep_ctx *ctx)
+{
+    struct sstep_mailbox *m = &sstep_ext_get(ctx)->mbox;
+    if (!atomic_load_explicit(&m->inbound, memory_order_relaxed)) return 0;
+    struct sstep_batch *b = atomic_exchange_explicit(&m->inbound, NULL, memory_order_acquire);
+    if (!b) return 0;
+    /* newest first: reverse onto the end of the list */
+    struct sstep_batch *rev = NULL, *last = b;
+    while (b) {
+        struct sstep_batch *nb = b->next;
+        b->next = rev;
+        rev = b;
+        b = nb;
+    }
+    if (m->tail) m->tail->next = rev;
+    else m->head = rev;
+    m->tail = last;
+    return 1;
 }
 
 size_t sstep_mailbox_count(struct sstep_ctx *ctx, struct sstep_stamp s, int kind,
@@ -121,13 +139,12 @@ size_t sstep_mailbox_count(struct sstep_ctx *ctx, struct sstep_stamp s, int kind
     struct sstep_mailbox *m = &sstep_ext_get(ctx)->mbox;
     size_t n = 0;
     *bad_src = LPF_MAX_P;
-    pthread_mutex_lock(&m->lock);
+    sstep_mailbox_drain(ctx);
     for (const struct sstep_batch *b = m->head; b; b = b->next) {
         if (b->object != s.object || b->step != s.step) continue;
         n += b->nmsgs;
         if ((int)b->kind != kind && *bad_src == LPF_MAX_P) *bad_src = b->src;
     }
-    pthread_mutex_unlock(&m->lock);
     return n;
 }
 
@@ -138,7 +155,7 @@ int sstep_deliver(struct sstep_ctx *ctx, struct sstep_stamp s, int kind,
     struct sstep_mailbox *m = &x->mbox;
     struct sstep_batch *taken = NULL, **tt = &taken;
     size_t n = 0;
-    pthread_mutex_lock(&m->lock);
+    sstep_mailbox_drain(ctx);
     struct sstep_batch **pp = &m->head, *prev = NULL;
     while (*pp) {
         struct sstep_batch *b = *pp;
@@ -161,7 +178,6 @@ int sstep_deliver(struct sstep_ctx *ctx, struct sstep_stamp s, int kind,
         prev = b;
         pp = &b->next;
     }
-    pthread_mutex_unlock(&m->lock);
     info->arrived = n;
     if (!taken) return 0;
     /* stable sort of the batches by source (insertion: few batches) */

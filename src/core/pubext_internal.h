@@ -3,9 +3,11 @@
  * engines. Stamped messages travel as batches: one per (sender, receiver,
  * stamp), position independent (a header, the sizes, the payloads), so that
  * the MPI engine can ship one as bytes and the pthread engine can hand one
- * over by pointer. Every receiver keeps the batches it got in its mailbox
- * (lock per receiver) until its E1/E2 for the batch's stamp takes them into
- * a delivery, which lives until sstep_inbox_release.
+ * over by pointer. Senders push batches onto the receiver's mailbox without
+ * a lock (a stack: one compare-and-swap); only the receiver takes them off
+ * (sstep_mailbox_drain: into its own list, in push order) and keeps them
+ * until its E1/E2 for the batch's stamp takes them into a delivery, which
+ * lives until sstep_inbox_release.
  */
 #ifndef SSTEP_PUBEXT_INTERNAL_H
 #define SSTEP_PUBEXT_INTERNAL_H
@@ -37,9 +39,10 @@ static inline size_t sstep_batch_data_off(uint64_t nmsgs)
 }
 
 struct sstep_mailbox {
-    pthread_mutex_t lock;
-    struct sstep_batch *head, *tail;
-    _Atomic uint64_t pushes;    /* batches ever put (waiters poll this) */
+    /* pushed by senders, newest first; waiters poll it for non-NULL */
+    _Alignas(64) struct sstep_batch *_Atomic inbound;
+    /* the receiver's own, oldest first (only it touches them) */
+    _Alignas(64) struct sstep_batch *head, *tail;
 };
 
 struct sstep_delivery {
@@ -76,6 +79,14 @@ SSTEP_HIDDEN struct sstep_batch *sstep_batch_build(struct sstep_ctx *ctx, lpf_pi
         struct sstep_stamp s, int kind, int *oom);
 /* hand a batch to dst's mailbox (any thread) */
 SSTEP_HIDDEN void sstep_mailbox_put(struct sstep_ctx *dst, struct sstep_batch *b);
+/* the receiver: move what was pushed to its own list (head..tail); returns
+ * 1 if anything was */
+SSTEP_HIDDEN int sstep_mailbox_drain(struct sstep_ctx *ctx);
+/* has anything been pushed since the last drain? (any thread) */
+static inline int sstep_mailbox_pending(struct sstep_mailbox *m)
+{
+    return atomic_load_explicit(&m->inbound, memory_order_acquire) != NULL;
+}
 /* messages stamped s in ctx's mailbox; *bad_src: the source of a batch
  * stamped s of the other kind (LPF_MAX_P: none) */
 SSTEP_HIDDEN size_t sstep_mailbox_count(struct sstep_ctx *ctx, struct sstep_stamp s, int kind,

@@ -155,7 +155,7 @@ static int mismatch(struct waitst *w)
     if (w->kind != SSTEP_E1) return 0;
     struct sstep_mailbox *m = &sstep_ext_get(w->ctx)->mbox;
     int found = 0;
-    pthread_mutex_lock(&m->lock);
+    sstep_mailbox_drain(w->ctx);
     for (const struct sstep_batch *b = m->head; b; b = b->next) {
         if (b->object != w->s.object || !in_range(w, b->src) || w->have[b->src - w->lo]) continue;
         if (b->step > w->s.step || (b->step == w->s.step && b->kind != SSTEP_E1)) {
@@ -164,7 +164,6 @@ static int mismatch(struct waitst *w)
             break;
         }
     }
-    pthread_mutex_unlock(&m->lock);
     return found;
 }
 

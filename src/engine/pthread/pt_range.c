@@ -2,15 +2,28 @@
  * The pthread engine's PUB extensions (pub.md §12.2): E1 (sync over a range
  * of pids, matched by stamp), E2 (oblivious sync) and E4 (no hang).
  *
- * E1 barrier: arrivals meet in an entry keyed by (stamp, phase) in a small
- * table of the section (a mutex guards the list; waiters spin on the
- * entry's atomic count without it). The last member to leave an entry
- * frees it. A sync is  [ship messages] -> phase 0 -> [gets] -> [phase 1]
+ * E1 barrier (sections of up to PT_PAIR_MAXP processes): point-to-point
+ * arrival lines, one per ordered pair of processes. The k-th arrival of q
+ * at a barrier that p takes part in writes its stamp, phase, flags and
+ * check value into slot k mod 2 of the line q -> p and then the count k;
+ * p waits until the count of every other member's line to p reaches its
+ * own k and the slot names the same stamp and phase. q cannot make its
+ * (k+2)-th such arrival before p has made its (k+1)-th, so two slots are
+ * enough; members must make their common barriers in the same order (any
+ * other order deadlocks, as it would with any barrier). A barrier among
+ * n processes moves n - 1 lines to each, nothing shared by all.
+ * Larger sections: arrivals meet in an entry keyed by (stamp, phase) in a
+ * small table of the section (a mutex guards the list; waiters spin on the
+ * entry's atomic count without it); the last member to leave frees it.
+ * A sync is  [ship messages] -> phase 0 -> [gets] -> [phase 1]
  * -> [puts] -> [phase 2], the bracketed steps only when some member of the
  * range queued requests of that kind (the OR of the flags travels with
- * phase 0). Messages are copied into the receivers' stamped mailboxes
- * before the sender arrives, so after phase 0 everything shipped to the
- * caller for this stamp is there.
+ * phase 0). Messages are pushed onto the receivers' mailboxes before the
+ * sender arrives, so after phase 0 everything shipped to the caller for
+ * this stamp is there.
+ *
+ * E2 needs no barrier: the batches shipped to the caller and one look at
+ * its own mailbox are the whole synchronisation.
  *
  * Every process publishes what it waits in (stamp, kind, range, counts) in
  * a record of its own cache line (a seqlock). Waiters check their range's
@@ -18,13 +31,15 @@
  * later step of the same object or the other kind for this stamp, ends the
  * wait at once (after re-checking that the wait is not complete).
  *
- * Deadlock (E4): `events` counts every state change a wait can depend on
- * (arrivals, shipped batches). A waiter blocked for 0.1 s publishes the
- * value of `events` it read before it last found its condition false. Any
- * such waiter may probe (trylock): if every process of the section is gone
- * or blocked with that same value, and two probes at least 50 ms apart see
- * the same `events`, nothing can change any more: deadlock, reported to
- * every blocked waiter.
+ * Deadlock (E4): each process counts in its record every state change it
+ * makes that a wait can depend on (arrivals, shipped batches); `events` is
+ * the sum over the section (counters only grow: a sum read before and one
+ * read after are equal only if nothing changed in between). A waiter
+ * blocked for 0.1 s publishes the sum it read before it last found its
+ * condition false. Any such waiter may probe (trylock): if every process
+ * of the section is gone or blocked with that same value, and two probes
+ * at least 50 ms apart see the same sum, nothing can change any more:
+ * deadlock, reported to every blocked waiter.
  */
 #include "pthread_internal.h"
 #include "../../core/pubext_internal.h"
@@ -37,6 +52,7 @@
 #define BLOCKED_NS 100000000ull    /* 0.1 s before taking part in detection */
 #define PROBE_GAP_NS 50000000ull   /* two probes this far apart */
 #define SLOW_EVERY_NS 1000000ull   /* slow-path checks at most this often */
+#define PT_PAIR_MAXP 64            /* pair lines up to this many processes */
 
 struct pt_rec {
     _Atomic uint64_t seq;          /* seqlock: odd while being written */
@@ -45,6 +61,19 @@ struct pt_rec {
     _Atomic uint32_t lo, n;
     _Atomic uint64_t arrived, expect;
     _Atomic uint64_t checked;      /* events+1 at the last failed check; 0: not blocked */
+    _Atomic uint64_t ev;           /* state changes made by this process */
+} __attribute__((aligned(PT_RLINE)));
+
+/* the arrival line q -> p: q's k-th arrival at a barrier with p in slot k & 1 */
+struct pt_pslot {
+    _Atomic uint64_t object, step;
+    _Atomic uint64_t tag;          /* phase << 32 | flags */
+    _Atomic uint64_t check;
+};
+struct pt_pair {
+    _Atomic uint64_t count;
+    uint64_t pad_[3];
+    struct pt_pslot s[2];
 } __attribute__((aligned(PT_RLINE)));
 
 struct pt_entry {
@@ -61,7 +90,9 @@ struct pt_range {
     lpf_pid_t P;
     pthread_mutex_t lock;          /* the entry list */
     struct pt_entry *entries;
-    _Alignas(PT_RLINE) _Atomic uint64_t events;
+    struct pt_pair *pairs;         /* [P * P]: pairs[q * P + p] is q -> p; NULL: entries */
+    uint64_t *karr;                /* [P][kstride]: p's arrivals with q (p's row, p only) */
+    size_t kstride;
     _Alignas(PT_RLINE) pthread_mutex_t dl_lock;
     uint64_t dl_events, dl_time;   /* last probe that found all blocked */
     int dl_seen;
@@ -88,6 +119,20 @@ struct pt_range *pt_range_new(lpf_pid_t P)
     r->recs = aligned_alloc(PT_RLINE, (size_t)P * sizeof *r->recs);
     if (!r->recs) { free(r); return NULL; }
     memset(r->recs, 0, (size_t)P * sizeof *r->recs);
+    if (P <= PT_PAIR_MAXP) {
+        r->kstride = ((size_t)P + 15) & ~(size_t)15;
+        r->pairs = aligned_alloc(PT_RLINE, (size_t)P * P * sizeof *r->pairs);
+        r->karr = aligned_alloc(PT_RLINE, (size_t)P * r->kstride * sizeof *r->karr);
+        if (!r->pairs || !r->karr) {
+            free(r->pairs);
+            free(r->karr);
+            free(r->recs);
+            free(r);
+            return NULL;
+        }
+        memset(r->pairs, 0, (size_t)P * P * sizeof *r->pairs);
+        memset(r->karr, 0, (size_t)P * r->kstride * sizeof *r->karr);
+    }
     pthread_mutex_init(&r->lock, NULL);
     pthread_mutex_init(&r->dl_lock, NULL);
     return r;
@@ -102,8 +147,27 @@ void pt_range_free(struct pt_range *r)
     }
     pthread_mutex_destroy(&r->lock);
     pthread_mutex_destroy(&r->dl_lock);
+    free(r->pairs);
+    free(r->karr);
     free(r->recs);
     free(r);
+}
+
+/* a state change of this process that waits may depend on */
+static inline void bump_events(struct pt_range *r, lpf_pid_t pid)
+{
+    _Atomic uint64_t *e = &r->recs[pid].ev;
+    atomic_store_explicit(e, atomic_load_explicit(e, memory_order_relaxed) + 1,
+            memory_order_seq_cst);
+}
+
+/* the section's sum of state changes */
+static uint64_t events_sum(struct pt_range *r)
+{
+    uint64_t sum = 0;
+    for (lpf_pid_t q = 0; q < r->P; ++q)
+        sum += atomic_load_explicit(&r->recs[q].ev, memory_order_seq_cst);
+    return sum;
 }
 
 /* ------------------------------------------------------------------ */
@@ -168,9 +232,14 @@ struct waitst {
     int kind;
     lpf_pid_t lo, n;
     size_t expect;
-    struct pt_entry *e;            /* E1: the entry waited on */
-    uint64_t pushes;               /* E2: mailbox pushes last counted */
+    struct pt_entry *e;            /* E1 (entries): the entry waited on */
+    uint32_t phase;                /* E1 (pairs): the phase waited in */
+    lpf_pid_t next;                /* E1 (pairs): members before this one have arrived */
+    uint64_t tagv;                 /* E1 (pairs): phase << 32 | flags of the caller */
+    uint64_t or_flags;             /* E1 (pairs): OR of the arrived members' flags */
+    uint64_t check;                /* E1 (pairs): the caller's check value */
     size_t have;                   /* E2: messages counted */
+    int counted;                   /* E2: have counts the batches drained so far */
     uint64_t last_slow;
     int warned;
     struct sstep_sync_info *info;
@@ -179,15 +248,52 @@ struct waitst {
 
 enum { W_DONE = 1, W_FAIL = 2 };
 
+/* E1 on pair lines: has every member arrived at this phase? */
+static int pairs_met(struct waitst *w)
+{
+    struct pt_range *r = w->r;
+    const lpf_pid_t me = w->ctx->pid, P = r->P;
+    const uint64_t *kk = &r->karr[(size_t)me * r->kstride];
+    for (; w->next < w->n; ++w->next) {
+        const lpf_pid_t q = w->lo + w->next;
+        if (q == me) continue;
+        struct pt_pair *pp = &r->pairs[(size_t)q * P + me];
+        const uint64_t k = kk[q];
+        if (atomic_load_explicit(&pp->count, memory_order_acquire) < k) return 0;
+        struct pt_pslot *sl = &pp->s[k & 1];
+        const uint64_t obj = atomic_load_explicit(&sl->object, memory_order_relaxed);
+        const uint64_t step = atomic_load_explicit(&sl->step, memory_order_relaxed);
+        const uint64_t tag = atomic_load_explicit(&sl->tag, memory_order_relaxed);
+        if (SSTEP_UNLIKELY(obj != w->s.object)) return 0;   /* another object: never */
+        if (SSTEP_UNLIKELY(step != w->s.step || (tag >> 32) != (w->tagv >> 32))) {
+            w->cause = SSTEP_CAUSE_MISMATCH;
+            w->info->peer = q;
+            w->info->peer_stamp.object = obj;
+            w->info->peer_stamp.step = step;
+            w->info->peer_kind = SSTEP_KIND_SYNC;
+            return 1;
+        }
+        w->or_flags |= tag & 0xffffffffu;
+        const uint64_t c = atomic_load_explicit(&sl->check, memory_order_relaxed);
+        if (c != w->check && !w->info->mismatch) {
+            w->info->mismatch = 1;
+            w->info->peer = q;
+            w->info->peer_check = c;
+        }
+    }
+    return 1;
+}
+
 static int cond_met(struct waitst *w)
 {
-    if (w->kind == SSTEP_E1)
+    if (w->kind == SSTEP_E1) {
+        if (w->r->pairs) return pairs_met(w);
         return atomic_load_explicit(&w->e->count, memory_order_acquire) == w->n;
+    }
     struct sstep_mailbox *m = &sstep_ext_get(w->ctx)->mbox;
-    uint64_t p = atomic_load_explicit(&m->pushes, memory_order_acquire);
-    if (p != w->pushes) {
+    if (!w->counted || sstep_mailbox_pending(m)) {
         lpf_pid_t bad;
-        w->pushes = p;
+        w->counted = 1;
         w->have = sstep_mailbox_count(w->ctx, w->s, w->kind, &bad);
         atomic_store_explicit(&w->r->recs[w->ctx->pid].arrived, w->have, memory_order_relaxed);
         if (bad != LPF_MAX_P) {
@@ -232,7 +338,7 @@ static void probe(struct waitst *w, uint64_t ev)
                 || atomic_load_explicit(&m->checked, memory_order_acquire) != ev + 1)
             all = 0;
     }
-    if (all && atomic_load_explicit(&r->events, memory_order_seq_cst) != ev) all = 0;
+    if (all && events_sum(r) != ev) all = 0;
     uint64_t now = mono_ns();
     if (!all) {
         r->dl_seen = 0;
@@ -298,11 +404,9 @@ static int wait_pred(void *arg, uint64_t waited)
     struct waitst *w = arg;
     struct pt_range *r = w->r;
     /* events is read before the condition, but only by a waiter that may
-     * take part in deadlock detection: peers bump it at every arrival and
-     * shipment, and reading it at every poll makes its line travel twice
-     * as often */
+     * take part in deadlock detection: it reads every record's line */
     const int blocked = waited >= BLOCKED_NS;
-    uint64_t ev = blocked ? atomic_load_explicit(&r->events, memory_order_seq_cst) : 0;
+    uint64_t ev = blocked ? events_sum(r) : 0;
     if (cond_met(w)) return w->cause ? W_FAIL : W_DONE;
     if (waited == 0) return 0;
     uint64_t now = mono_ns();
@@ -397,13 +501,46 @@ static void depart(struct pt_range *r, struct pt_entry *e)
     free(e);
 }
 
+/* one barrier on pair lines (see the head comment) */
+static int barrier_pairs(struct waitst *w, uint32_t phase, uint64_t flags, uint64_t check,
+        uint64_t *or_flags)
+{
+    struct pt_range *r = w->r;
+    const lpf_pid_t me = w->ctx->pid, P = r->P;
+    uint64_t *kk = &r->karr[(size_t)me * r->kstride];
+    const uint64_t tagv = (uint64_t)phase << 32 | flags;
+    for (lpf_pid_t i = 0; i < w->n; ++i) {
+        const lpf_pid_t q = w->lo + i;
+        if (q == me) continue;
+        const uint64_t k = ++kk[q];
+        struct pt_pair *pp = &r->pairs[(size_t)me * P + q];
+        struct pt_pslot *sl = &pp->s[k & 1];
+        atomic_store_explicit(&sl->object, w->s.object, memory_order_relaxed);
+        atomic_store_explicit(&sl->step, w->s.step, memory_order_relaxed);
+        atomic_store_explicit(&sl->tag, tagv, memory_order_relaxed);
+        atomic_store_explicit(&sl->check, check, memory_order_relaxed);
+        atomic_store_explicit(&pp->count, k, memory_order_release);
+    }
+    bump_events(r, me);
+    pt_x_wake(w->ctx);
+    w->phase = phase;
+    w->next = 0;
+    w->tagv = tagv;
+    w->or_flags = flags;
+    w->check = check;
+    if (do_wait(w) != W_DONE) return -1;
+    *or_flags = w->or_flags;
+    return 0;
+}
+
 static int barrier(struct waitst *w, uint32_t phase, uint64_t flags, uint64_t check,
         uint64_t *or_flags)
 {
     struct pt_range *r = w->r;
+    if (r->pairs) return barrier_pairs(w, phase, flags, check, or_flags);
     w->e = arrive(r, w->s, phase, w->lo, w->n, w->ctx->pid, flags, check);
     if (!w->e) return -1;
-    atomic_fetch_add_explicit(&r->events, 1, memory_order_seq_cst);
+    bump_events(r, w->ctx->pid);
     pt_x_wake(w->ctx);
     if (do_wait(w) != W_DONE) return -1;
     struct pt_entry *e = w->e;
@@ -438,7 +575,7 @@ static int ship(struct sstep_ctx *ctx, struct pt_range *r, struct sstep_stamp s,
         if (oom) return -1;
         if (b) sstep_mailbox_put(pt_x_ctx(ctx, d), b);
     }
-    atomic_fetch_add_explicit(&r->events, 1, memory_order_seq_cst);
+    bump_events(r, ctx->pid);
     pt_x_wake(ctx);
     return 0;
 }
@@ -458,7 +595,6 @@ lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
     w.n = n;
     w.expect = expect;
     w.info = info;
-    w.pushes = UINT64_MAX;
     (void)sstep_ext_get(ctx);   /* our mailbox exists before anybody ships */
     rec_enter(me, stamp, kind, lo, n, expect);
     if (ship(ctx, r, stamp, kind)) goto fail;
