@@ -64,17 +64,23 @@ struct pt_rec {
     _Atomic uint64_t ev;           /* state changes made by this process */
 } __attribute__((aligned(PT_RLINE)));
 
-/* the arrival line q -> p: q's k-th arrival at a barrier with p in slot k & 1 */
+/* the arrival lines q -> p: q's k-th arrival at a barrier with p in slot
+ * k & 1 (seq = k, written last), with q's small puts to p in phase 0 */
+#define PT_INL_BYTES 80
 struct pt_pslot {
+    _Atomic uint64_t seq;
     _Atomic uint64_t object, step;
     _Atomic uint64_t tag;          /* phase << 32 | flags */
     _Atomic uint64_t check;
-};
-struct pt_pair {
-    _Atomic uint64_t count;
-    uint64_t pad_[3];
-    struct pt_pslot s[2];
+    uint64_t used;                 /* bytes of puts in data */
+    char data[PT_INL_BYTES];       /* { slot, size, off } and the bytes, 8-aligned */
 } __attribute__((aligned(PT_RLINE)));
+struct pt_pair {
+    struct pt_pslot s[2];
+};
+/* flags of phase 0 beyond the request kinds: some member has puts that are
+ * not all in its arrival lines */
+#define PT_F_NOINL ((uint64_t)1 << 16)
 
 struct pt_entry {
     struct pt_entry *next;
@@ -257,10 +263,9 @@ static int pairs_met(struct waitst *w)
     for (; w->next < w->n; ++w->next) {
         const lpf_pid_t q = w->lo + w->next;
         if (q == me) continue;
-        struct pt_pair *pp = &r->pairs[(size_t)q * P + me];
         const uint64_t k = kk[q];
-        if (atomic_load_explicit(&pp->count, memory_order_acquire) < k) return 0;
-        struct pt_pslot *sl = &pp->s[k & 1];
+        struct pt_pslot *sl = &r->pairs[(size_t)q * P + me].s[k & 1];
+        if (atomic_load_explicit(&sl->seq, memory_order_acquire) != k) return 0;
         const uint64_t obj = atomic_load_explicit(&sl->object, memory_order_relaxed);
         const uint64_t step = atomic_load_explicit(&sl->step, memory_order_relaxed);
         const uint64_t tag = atomic_load_explicit(&sl->tag, memory_order_relaxed);
@@ -501,9 +506,56 @@ static void depart(struct pt_range *r, struct pt_entry *e)
     free(e);
 }
 
-/* one barrier on pair lines (see the head comment) */
+struct inl_rec {
+    uint32_t slot, size;
+    uint64_t off;
+};
+
+/* bytes that the puts to d take in an arrival line */
+static size_t inl_need(const struct sstep_queue *q, lpf_pid_t d)
+{
+    const struct sstep_peer_lists *pl = &q->peers[d];
+    return pl->bytes[SSTEP_PUT] + (size_t)pl->count[SSTEP_PUT] * (sizeof(struct inl_rec) + 7);
+}
+
+static void inl_pack(const struct sstep_queue *q, lpf_pid_t d, struct pt_pslot *sl)
+{
+    char *o = sl->data;
+    for (uint32_t k = q->peers[d].head[SSTEP_PUT]; k != SSTEP_NIL; k = q->reqs[k].next) {
+        const struct sstep_req *r = &q->reqs[k];
+        struct inl_rec h = { r->slot, (uint32_t)r->size, r->off };
+        memcpy(o, &h, sizeof h);
+        o += sizeof h;
+        memcpy(o, r->local, r->size);
+        o += (r->size + 7) & ~(size_t)7;
+    }
+    sl->used = (uint64_t)(o - sl->data);
+}
+
+/* the puts member q left for us in its line of our last common phase 0 */
+static void inl_apply(struct pt_range *r, struct sstep_ctx *me, lpf_pid_t q)
+{
+    const uint64_t k = r->karr[(size_t)me->pid * r->kstride + q];
+    const struct pt_pslot *sl = &r->pairs[(size_t)q * r->P + me->pid].s[k & 1];
+    for (const char *o = sl->data, *end = sl->data + sl->used; o < end;) {
+        struct inl_rec h;
+        memcpy(&h, o, sizeof h);
+        o += sizeof h;
+        char *to = sstep_resolve_global(me, h.slot, (size_t)h.off, h.size);
+        if (SSTEP_UNLIKELY(!to)) {
+            const struct sstep_ctx *src = pt_x_ctx(me, q);
+            sstep_remote_range_error(me, src->put_name ? src->put_name : "lpf_put", q, h.slot,
+                    (size_t)h.off, h.size);
+        }
+        memcpy(to, o, h.size);
+        o += ((size_t)h.size + 7) & ~(size_t)7;
+    }
+}
+
+/* one barrier on pair lines (see the head comment); with `puts`, phase 0
+ * also carries the caller's puts to each member (all fit: flags say) */
 static int barrier_pairs(struct waitst *w, uint32_t phase, uint64_t flags, uint64_t check,
-        uint64_t *or_flags)
+        uint64_t *or_flags, const struct sstep_queue *puts)
 {
     struct pt_range *r = w->r;
     const lpf_pid_t me = w->ctx->pid, P = r->P;
@@ -513,13 +565,16 @@ static int barrier_pairs(struct waitst *w, uint32_t phase, uint64_t flags, uint6
         const lpf_pid_t q = w->lo + i;
         if (q == me) continue;
         const uint64_t k = ++kk[q];
-        struct pt_pair *pp = &r->pairs[(size_t)me * P + q];
-        struct pt_pslot *sl = &pp->s[k & 1];
+        struct pt_pslot *sl = &r->pairs[(size_t)me * P + q].s[k & 1];
         atomic_store_explicit(&sl->object, w->s.object, memory_order_relaxed);
         atomic_store_explicit(&sl->step, w->s.step, memory_order_relaxed);
         atomic_store_explicit(&sl->tag, tagv, memory_order_relaxed);
         atomic_store_explicit(&sl->check, check, memory_order_relaxed);
-        atomic_store_explicit(&pp->count, k, memory_order_release);
+        if (puts) {
+            if (puts->peers[q].head[SSTEP_PUT] != SSTEP_NIL) inl_pack(puts, q, sl);
+            else sl->used = 0;
+        }
+        atomic_store_explicit(&sl->seq, k, memory_order_release);
     }
     bump_events(r, me);
     pt_x_wake(w->ctx);
@@ -537,7 +592,7 @@ static int barrier(struct waitst *w, uint32_t phase, uint64_t flags, uint64_t ch
         uint64_t *or_flags)
 {
     struct pt_range *r = w->r;
-    if (r->pairs) return barrier_pairs(w, phase, flags, check, or_flags);
+    if (r->pairs) return barrier_pairs(w, phase, flags, check, or_flags, NULL);
     w->e = arrive(r, w->s, phase, w->lo, w->n, w->ctx->pid, flags, check);
     if (!w->e) return -1;
     bump_events(r, w->ctx->pid);
@@ -613,15 +668,34 @@ lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
     const unsigned kinds = ctx->q.kinds;
     if (kinds & (1u << SSTEP_GET)) pt_x_count_readers(ctx);
     uint64_t all = 0, none;
-    const uint64_t f = ((uint64_t)kinds << 1) | (info->check ? 1u : 0u);
-    if (barrier(&w, 0, f, info->check, &all)) goto fail;
+    uint64_t f = ((uint64_t)kinds << 1) | (info->check ? 1u : 0u);
     const uint64_t F_GET = (uint64_t)2 << SSTEP_GET, F_PUT = (uint64_t)2 << SSTEP_PUT;
-    if (all & F_GET) {
-        if (pt_x_get_phase(ctx, lo, n)) goto fail;
-        if ((all & F_PUT) && barrier(&w, 1, 0, 0, &none)) goto fail;
+    if (r->pairs && (kinds & (1u << SSTEP_PUT))) {
+        /* small puts travel in the arrival lines of phase 0 */
+        int fit = !(kinds & (1u << SSTEP_GET));
+        const struct sstep_queue *q = &ctx->q;
+        for (lpf_pid_t i = 0; i < q->ntouched && fit; ++i)
+            if (q->touched[i] != ctx->pid && inl_need(q, q->touched[i]) > PT_INL_BYTES) fit = 0;
+        if (!fit) f |= PT_F_NOINL;
+        if (barrier_pairs(&w, 0, f, info->check, &all, fit ? q : NULL)) goto fail;
+    } else if (barrier(&w, 0, f, info->check, &all)) {
+        goto fail;
     }
-    pt_x_push(ctx);
-    if ((all & (F_GET | F_PUT)) && barrier(&w, 2, 0, 0, &none)) goto fail;
+    if (r->pairs && (all & (F_GET | F_PUT | PT_F_NOINL)) == F_PUT) {
+        /* one barrier: every put is in a line (or to its issuer); the
+         * lines of this phase are written again only after our next
+         * arrival */
+        for (lpf_pid_t i = 0; i < n; ++i)
+            if (lo + i != ctx->pid) inl_apply(r, ctx, lo + i);
+        sstep_self_exchange(ctx);
+    } else {
+        if (all & F_GET) {
+            if (pt_x_get_phase(ctx, lo, n)) goto fail;
+            if ((all & F_PUT) && barrier(&w, 1, 0, 0, &none)) goto fail;
+        }
+        pt_x_push(ctx);
+        if ((all & (F_GET | F_PUT)) && barrier(&w, 2, 0, 0, &none)) goto fail;
+    }
     rec_leave(me);
     if (sstep_deliver(ctx, stamp, kind, info)) goto fail;
     return info->cause == SSTEP_CAUSE_OK ? LPF_SUCCESS : LPF_ERR_FATAL;
