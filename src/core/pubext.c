@@ -14,6 +14,8 @@
 /* Per-process extension state                                          */
 /* ------------------------------------------------------------------ */
 
+static int drain_inbound(struct sstep_mailbox *m);
+
 struct sstep_ext *sstep_ext_get(struct sstep_ctx *ctx)
 {
     struct sstep_ext *x = atomic_load_explicit(&ctx->ext, memory_order_acquire);
@@ -43,7 +45,7 @@ void sstep_ext_free(struct sstep_ctx *ctx)
     struct sstep_ext *x = atomic_load_explicit(&ctx->ext, memory_order_acquire);
     if (!x) return;
     if (x->engine_free) x->engine_free(x->engine);
-    sstep_mailbox_drain(ctx);
+    drain_inbound(&x->mbox);
     for (struct sstep_batch *b = x->mbox.head, *nb; b; b = nb) {
         nb = b->next;
         free(b);
@@ -74,18 +76,24 @@ void sstep_ext_free(struct sstep_ctx *ctx)
 /* Batches and mailboxes                                                */
 /* ------------------------------------------------------------------ */
 
-struct sstep_batch *sstep_batch_build(struct sstep_ctx *ctx, lpf_pid_t dst,
-        struct sstep_stamp s, int kind, int *oom)
+size_t sstep_batch_bytes(const struct sstep_ctx *ctx, lpf_pid_t dst)
 {
     const struct sstep_queue *q = &ctx->q;
     const struct sstep_peer_lists *pl = &q->peers[dst];
     const uint32_t n = pl->count[SSTEP_MSG];
-    if (n == 0) return NULL;
+    if (n == 0) return 0;
     size_t bytes = sstep_batch_data_off(n);
     for (uint32_t i = pl->head[SSTEP_MSG]; i != SSTEP_NIL; i = q->reqs[i].next)
         bytes += (q->reqs[i].size + 15) & ~(size_t)15;
-    struct sstep_batch *b = malloc(bytes);
-    if (!b) { *oom = 1; return NULL; }
+    return bytes;
+}
+
+void sstep_batch_fill(const struct sstep_ctx *ctx, lpf_pid_t dst, struct sstep_stamp s,
+        int kind, struct sstep_batch *b, size_t bytes)
+{
+    const struct sstep_queue *q = &ctx->q;
+    const struct sstep_peer_lists *pl = &q->peers[dst];
+    const uint32_t n = pl->count[SSTEP_MSG];
     memset(b, 0, sizeof *b);
     b->object = s.object;
     b->step = s.step;
@@ -101,6 +109,16 @@ struct sstep_batch *sstep_batch_build(struct sstep_ctx *ctx, lpf_pid_t dst,
         if (r->size) memcpy(d, r->local, r->size);
         d += (r->size + 15) & ~(size_t)15;
     }
+}
+
+struct sstep_batch *sstep_batch_build(struct sstep_ctx *ctx, lpf_pid_t dst,
+        struct sstep_stamp s, int kind, int *oom)
+{
+    const size_t bytes = sstep_batch_bytes(ctx, dst);
+    if (bytes == 0) return NULL;
+    struct sstep_batch *b = malloc(bytes);
+    if (!b) { *oom = 1; return NULL; }
+    sstep_batch_fill(ctx, dst, s, kind, b, bytes);
     return b;
 }
 
@@ -113,9 +131,17 @@ void sstep_mailbox_put(struct sstep_ctx *dst, struct sstep_batch *b)
                 memory_order_release, memory_order_relaxed));
 }
 
-int sstep_mailbox_drain(struct sstep_ctx *ctx)
+void sstep_mailbox_append(struct sstep_ctx *ctx, struct sstep_batch *b)
 {
     struct sstep_mailbox *m = &sstep_ext_get(ctx)->mbox;
+    b->next = NULL;
+    if (m->tail) m->tail->next = b;
+    else m->head = b;
+    m->tail = b;
+}
+
+static int drain_inbound(struct sstep_mailbox *m)
+{
     if (!atomic_load_explicit(&m->inbound, memory_order_relaxed)) return 0;
     struct sstep_batch *b = atomic_exchange_explicit(&m->inbound, NULL, memory_order_acquire);
     if (!b) return 0;
@@ -131,6 +157,15 @@ int sstep_mailbox_drain(struct sstep_ctx *ctx)
     else m->head = rev;
     m->tail = last;
     return 1;
+}
+
+int sstep_mailbox_drain(struct sstep_ctx *ctx)
+{
+    struct sstep_ext *x = sstep_ext_get(ctx);
+    int (*engine_drain)(struct sstep_ctx *) =
+        atomic_load_explicit(&x->engine_drain, memory_order_acquire);
+    int got = engine_drain ? engine_drain(ctx) : 0;
+    return drain_inbound(&x->mbox) | got;
 }
 
 size_t sstep_mailbox_count(struct sstep_ctx *ctx, struct sstep_stamp s, int kind,

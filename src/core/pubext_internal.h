@@ -68,6 +68,9 @@ struct sstep_ext {
     size_t npool, poolcap;
     void *engine;                /* engine's per-process range state */
     void (*engine_free)(void *);
+    /* batches the engine holds for this receiver outside the mailbox:
+     * moved into it by sstep_mailbox_drain (set by any thread, once) */
+    int (*_Atomic engine_drain)(struct sstep_ctx *ctx);   /* 1: moved some */
 };
 
 SSTEP_HIDDEN struct sstep_ext *sstep_ext_get(struct sstep_ctx *ctx);
@@ -77,10 +80,17 @@ SSTEP_HIDDEN void sstep_ext_free(struct sstep_ctx *ctx);
  * (*oom set when out of memory) */
 SSTEP_HIDDEN struct sstep_batch *sstep_batch_build(struct sstep_ctx *ctx, lpf_pid_t dst,
         struct sstep_stamp s, int kind, int *oom);
+/* the same in two steps: its size (0: no messages to dst), then written
+ * into `bytes` bytes at b */
+SSTEP_HIDDEN size_t sstep_batch_bytes(const struct sstep_ctx *ctx, lpf_pid_t dst);
+SSTEP_HIDDEN void sstep_batch_fill(const struct sstep_ctx *ctx, lpf_pid_t dst,
+        struct sstep_stamp s, int kind, struct sstep_batch *b, size_t bytes);
+/* the receiver: append a batch to its own list (the engine's drain) */
+SSTEP_HIDDEN void sstep_mailbox_append(struct sstep_ctx *ctx, struct sstep_batch *b);
 /* hand a batch to dst's mailbox (any thread) */
 SSTEP_HIDDEN void sstep_mailbox_put(struct sstep_ctx *dst, struct sstep_batch *b);
-/* the receiver: move what was pushed to its own list (head..tail); returns
- * 1 if anything was */
+/* the receiver: move what was pushed, and what the engine holds for it,
+ * to its own list (head..tail); returns 1 if anything was */
 SSTEP_HIDDEN int sstep_mailbox_drain(struct sstep_ctx *ctx);
 /* has anything been pushed since the last drain? (any thread) */
 static inline int sstep_mailbox_pending(struct sstep_mailbox *m)

@@ -49,9 +49,22 @@ static SSTEP_NORETURN void deadlock_line(struct sstep_ctx *ctx, lpf_t c, const c
     _exit(6);
 }
 
-static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp st, size_t es, size_t er, const char *what)
+/* what a sync is called in its error lines (made only for those) */
+struct lx_what {
+    char s[64];
+};
+static const char *lx_what(struct lx_what *w, lpf_tag_t tag, int zero)
 {
+    if (tag == LPF_INVALID_TAG) snprintf(w->s, sizeof w->s, "zero-cost sync");
+    else snprintf(w->s, sizeof w->s, "%ssync of tag %u", zero ? "zero-cost " : "", tag);
+    return w->s;
+}
+
+static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        struct sstep_stamp st, size_t es, size_t er, lpf_tag_t tag)
+{
+    struct lx_what wb;
+#define what lx_what(&wb, tag, 1)
     const char *prim = "lpf_sync";
     struct sstep_queue *q = &ctx->q;
     const lpf_pid_t me = ctx->pid;
@@ -179,6 +192,7 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_
         sstep_copy(to, m[i].data + sizeof h, (size_t)h.size);
     }
     sstep_inbox_release(c, st);
+#undef what
 }
 
 SSTEP_HIDDEN void lx_tag_to_queue(struct sstep_ctx *ctx, struct lx_tag *t);
@@ -202,11 +216,10 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
     if (SSTEP_UNLIKELY(ctx->prof != NULL))
         sstep_prof_phase(ctx, (a->es || a->er) ? SSTEP_PROF_ZERO : SSTEP_PROF_TAG, site, a->tag,
                 t->lo, t->n, a->es, a->er);
-    char what[64];
-    snprintf(what, sizeof what, "%ssync of tag %u", (a->es || a->er) ? "zero-cost " : "",
-            a->tag);
+    struct lx_what wb;
+#define what lx_what(&wb, a->tag, 0)
     if (a->es || a->er) {
-        zero_exchange(c, ctx, t->lo, t->n, st, a->es, a->er, what);
+        zero_exchange(c, ctx, t->lo, t->n, st, a->es, a->er, a->tag);
     } else {
         struct sstep_sync_info info;
         memset(&info, 0, sizeof info);
@@ -220,6 +233,7 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
                     "syncs)");
         }
     }
+#undef what
     t->steps++;
     sstep_scope_pop(c);
 }
@@ -240,7 +254,7 @@ lpf_err_t sstep_lext_sync(lpf_t c, lpf_sync_attr_t attr, const void *site)
             ctx->superstep - ctx->range_steps + x->zero_steps };
         if (SSTEP_UNLIKELY(ctx->prof != NULL))
             sstep_prof_phase(ctx, SSTEP_PROF_ZERO, site, UINT32_MAX, 0, ctx->nprocs, a->es, a->er);
-        zero_exchange(c, ctx, 0, ctx->nprocs, st, a->es, a->er, "zero-cost sync");
+        zero_exchange(c, ctx, 0, ctx->nprocs, st, a->es, a->er, LPF_INVALID_TAG);
         x->zero_steps++;
     }
     return ctx->failed ? LPF_ERR_FATAL : LPF_SUCCESS;

@@ -53,6 +53,10 @@
 #define PROBE_GAP_NS 50000000ull   /* two probes this far apart */
 #define SLOW_EVERY_NS 1000000ull   /* slow-path checks at most this often */
 #define PT_PAIR_MAXP 64            /* pair lines up to this many processes */
+#define PT_CELL_MAXP 32            /* message cells up to this many processes */
+#define PT_CELLS 8                 /* cells per ordered pair */
+#define PT_CELL 256                /* bytes per cell: seq, then a batch */
+#define PT_CELL_BATCH (PT_CELL - 16)
 
 struct pt_rec {
     _Atomic uint64_t seq;          /* seqlock: odd while being written */
@@ -78,6 +82,20 @@ struct pt_pslot {
 struct pt_pair {
     struct pt_pslot s[2];
 };
+/* A small batch from q to p travels in one of the cells of the ring q -> p
+ * instead of the mailbox: q writes it and then seq = its number + 1; p
+ * copies it out (into its mailbox list) and publishes how many it took in
+ * ack; q reads ack only when the ring looks full, and ships through the
+ * mailbox when it is. */
+struct pt_cell {
+    _Atomic uint64_t seq;
+    uint64_t pad_;
+    char batch[PT_CELL_BATCH];
+} __attribute__((aligned(PT_RLINE)));
+struct pt_ack {
+    _Atomic uint64_t taken;
+} __attribute__((aligned(PT_RLINE)));
+
 /* flags of phase 0 beyond the request kinds: some member has puts that are
  * not all in its arrival lines */
 #define PT_F_NOINL ((uint64_t)1 << 16)
@@ -99,6 +117,10 @@ struct pt_range {
     struct pt_pair *pairs;         /* [P * P]: pairs[q * P + p] is q -> p; NULL: entries */
     uint64_t *karr;                /* [P][kstride]: p's arrivals with q (p's row, p only) */
     size_t kstride;
+    struct pt_cell *cells;         /* [P * P][PT_CELLS]: ring q -> p at q * P + p; NULL: none */
+    struct pt_ack *acks;           /* [P * P]: cells of q -> p that p took */
+    uint64_t *csent, *cack, *ctaken; /* [P][kstride]: cells q sent to p, p's ack q saw,
+                                      * cells p took from q (each row: its process only) */
     _Alignas(PT_RLINE) pthread_mutex_t dl_lock;
     uint64_t dl_events, dl_time;   /* last probe that found all blocked */
     int dl_seen;
@@ -125,22 +147,36 @@ struct pt_range *pt_range_new(lpf_pid_t P)
     r->recs = aligned_alloc(PT_RLINE, (size_t)P * sizeof *r->recs);
     if (!r->recs) { free(r); return NULL; }
     memset(r->recs, 0, (size_t)P * sizeof *r->recs);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_mutex_init(&r->dl_lock, NULL);
     if (P <= PT_PAIR_MAXP) {
         r->kstride = ((size_t)P + 15) & ~(size_t)15;
         r->pairs = aligned_alloc(PT_RLINE, (size_t)P * P * sizeof *r->pairs);
         r->karr = aligned_alloc(PT_RLINE, (size_t)P * r->kstride * sizeof *r->karr);
         if (!r->pairs || !r->karr) {
-            free(r->pairs);
-            free(r->karr);
-            free(r->recs);
-            free(r);
+            pt_range_free(r);
             return NULL;
         }
         memset(r->pairs, 0, (size_t)P * P * sizeof *r->pairs);
         memset(r->karr, 0, (size_t)P * r->kstride * sizeof *r->karr);
     }
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_mutex_init(&r->dl_lock, NULL);
+    if (P <= PT_CELL_MAXP) {
+        const size_t rows = (size_t)P * r->kstride * sizeof(uint64_t);
+        r->cells = aligned_alloc(PT_RLINE, (size_t)P * P * PT_CELLS * sizeof *r->cells);
+        r->acks = aligned_alloc(PT_RLINE, (size_t)P * P * sizeof *r->acks);
+        r->csent = aligned_alloc(PT_RLINE, rows);
+        r->cack = aligned_alloc(PT_RLINE, rows);
+        r->ctaken = aligned_alloc(PT_RLINE, rows);
+        if (!r->cells || !r->acks || !r->csent || !r->cack || !r->ctaken) {
+            pt_range_free(r);
+            return NULL;
+        }
+        memset(r->cells, 0, (size_t)P * P * PT_CELLS * sizeof *r->cells);
+        memset(r->acks, 0, (size_t)P * P * sizeof *r->acks);
+        memset(r->csent, 0, rows);
+        memset(r->cack, 0, rows);
+        memset(r->ctaken, 0, rows);
+    }
     return r;
 }
 
@@ -155,6 +191,11 @@ void pt_range_free(struct pt_range *r)
     pthread_mutex_destroy(&r->dl_lock);
     free(r->pairs);
     free(r->karr);
+    free(r->cells);
+    free(r->acks);
+    free(r->csent);
+    free(r->cack);
+    free(r->ctaken);
     free(r->recs);
     free(r);
 }
@@ -162,9 +203,11 @@ void pt_range_free(struct pt_range *r)
 /* a state change of this process that waits may depend on */
 static inline void bump_events(struct pt_range *r, lpf_pid_t pid)
 {
+    /* a plain release store: a full fence here would wait for the lines
+     * just written to peers (the probes look twice, 50 ms apart) */
     _Atomic uint64_t *e = &r->recs[pid].ev;
     atomic_store_explicit(e, atomic_load_explicit(e, memory_order_relaxed) + 1,
-            memory_order_seq_cst);
+            memory_order_release);
 }
 
 /* the section's sum of state changes */
@@ -225,6 +268,71 @@ static void rec_read(struct pt_rec *m, struct rec_view *v)
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&m->seq, memory_order_relaxed) == a) return;
     }
+}
+
+/* ------------------------------------------------------------------ */
+/* Message cells                                                        */
+/* ------------------------------------------------------------------ */
+
+/* the receiver: copy what q left in the ring q -> ctx into its mailbox list */
+static int cells_take(struct pt_range *r, struct sstep_ctx *ctx, lpf_pid_t q)
+{
+    const lpf_pid_t me = ctx->pid, P = r->P;
+    uint64_t *tk = &r->ctaken[(size_t)me * r->kstride + q];
+    struct pt_cell *ring = &r->cells[((size_t)q * P + me) * PT_CELLS];
+    uint64_t t = *tk;
+    const uint64_t t0 = t;
+    for (;; ++t) {
+        struct pt_cell *c = &ring[t % PT_CELLS];
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) != t + 1) break;
+        const struct sstep_batch *b = (const struct sstep_batch *)c->batch;
+        const size_t bytes = (size_t)b->bytes;
+        struct sstep_batch *nb = malloc(bytes);
+        if (!nb) sstep_fatal(ctx, "sstep_sync_range", "out of memory (a %zu-byte batch)", bytes);
+        memcpy(nb, b, bytes);
+        sstep_mailbox_append(ctx, nb);
+    }
+    if (t == t0) return 0;
+    *tk = t;
+    atomic_store_explicit(&r->acks[(size_t)q * P + me].taken, t, memory_order_release);
+    return 1;
+}
+
+/* sstep_ext.engine_drain: every ring to ctx */
+static int cells_drain(struct sstep_ctx *ctx)
+{
+    struct pt_range *r = pt_x_range(ctx);
+    int got = 0;
+    for (lpf_pid_t q = 0; q < r->P; ++q)
+        if (q != ctx->pid) got |= cells_take(r, ctx, q);
+    return got;
+}
+
+static void cells_hook(struct sstep_ctx *ctx)
+{
+    struct sstep_ext *x = sstep_ext_get(ctx);
+    if (!atomic_load_explicit(&x->engine_drain, memory_order_acquire))
+        atomic_store_explicit(&x->engine_drain, cells_drain, memory_order_release);
+}
+
+/* ship a batch of `bytes` to d in a cell; 0 when the ring is full */
+static int cells_ship(struct pt_range *r, struct sstep_ctx *ctx, lpf_pid_t d,
+        struct sstep_stamp s, int kind, size_t bytes)
+{
+    const lpf_pid_t me = ctx->pid, P = r->P;
+    const size_t row = (size_t)me * r->kstride;
+    const uint64_t h = r->csent[row + d];
+    if (h - r->cack[row + d] >= PT_CELLS) {
+        r->cack[row + d] = atomic_load_explicit(&r->acks[(size_t)me * P + d].taken,
+                memory_order_acquire);
+        if (h - r->cack[row + d] >= PT_CELLS) return 0;
+    }
+    cells_hook(pt_x_ctx(ctx, d));
+    struct pt_cell *c = &r->cells[((size_t)me * P + d) * PT_CELLS + h % PT_CELLS];
+    sstep_batch_fill(ctx, d, s, kind, (struct sstep_batch *)c->batch, bytes);
+    atomic_store_explicit(&c->seq, h + 1, memory_order_release);
+    r->csent[row + d] = h + 1;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -296,7 +404,11 @@ static int cond_met(struct waitst *w)
         return atomic_load_explicit(&w->e->count, memory_order_acquire) == w->n;
     }
     struct sstep_mailbox *m = &sstep_ext_get(w->ctx)->mbox;
-    if (!w->counted || sstep_mailbox_pending(m)) {
+    int got = 0;
+    if (w->r->cells)
+        for (lpf_pid_t k = 0; k < w->n; ++k)
+            if (w->lo + k != w->ctx->pid) got |= cells_take(w->r, w->ctx, w->lo + k);
+    if (!w->counted || got || sstep_mailbox_pending(m)) {
         lpf_pid_t bad;
         w->counted = 1;
         w->have = sstep_mailbox_count(w->ctx, w->s, w->kind, &bad);
@@ -623,12 +735,17 @@ static int ship(struct sstep_ctx *ctx, struct pt_range *r, struct sstep_stamp s,
 {
     const struct sstep_queue *q = &ctx->q;
     if (!(q->kinds & (1u << SSTEP_MSG))) return 0;
-    int oom = 0;
     for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
         lpf_pid_t d = q->touched[i];
-        struct sstep_batch *b = sstep_batch_build(ctx, d, s, kind, &oom);
-        if (oom) return -1;
-        if (b) sstep_mailbox_put(pt_x_ctx(ctx, d), b);
+        const size_t bytes = sstep_batch_bytes(ctx, d);
+        if (!bytes) continue;
+        if (r->cells && d != ctx->pid && bytes <= PT_CELL_BATCH
+                && cells_ship(r, ctx, d, s, kind, bytes))
+            continue;
+        struct sstep_batch *b = malloc(bytes);
+        if (!b) return -1;
+        sstep_batch_fill(ctx, d, s, kind, b, bytes);
+        sstep_mailbox_put(pt_x_ctx(ctx, d), b);
     }
     bump_events(r, ctx->pid);
     pt_x_wake(ctx);
@@ -651,6 +768,7 @@ lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
     w.expect = expect;
     w.info = info;
     (void)sstep_ext_get(ctx);   /* our mailbox exists before anybody ships */
+    if (r->cells) cells_hook(ctx);
     rec_enter(me, stamp, kind, lo, n, expect);
     if (ship(ctx, r, stamp, kind)) goto fail;
 
