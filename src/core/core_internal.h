@@ -241,10 +241,13 @@ struct sstep_engine {
             uint32_t slot, size_t off, void *dst, size_t size);
     /* size pid registered for a global slot, SIZE_MAX if unknown; may be NULL */
     size_t (*remote_size)(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot);
-    /* E1 (kind 0) / E2 (kind 1) over pids lo..lo+n-1, n >= 2 (pubext.c
-     * checked the arguments and requests); may be NULL */
+    /* E1 (kind 0) / E2 (kind 1) over n >= 2 members: with members NULL the
+     * pids lo..lo+n-1, else members[0..n-1] (increasing, not a run of
+     * consecutive pids; lo == members[0]); pubext.c checked the arguments
+     * and requests. May be NULL */
     lpf_err_t (*sync_range)(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-            struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info);
+            const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect,
+            struct sstep_sync_info *info);
     /* end the whole program after a fatal error (does not return) */
     void (*abort)(struct sstep_ctx *ctx, int status);
 };

@@ -331,24 +331,56 @@ static void info_reset(struct sstep_sync_info *info, struct sstep_stamp stamp)
     info->report = 0;
 }
 
+/* is q among the members (the range lo..lo+n-1 when members is NULL;
+ * else n pids in increasing order)? */
+static int is_member(lpf_pid_t lo, lpf_pid_t n, const lpf_pid_t *members, lpf_pid_t q)
+{
+    if (!members) return q >= lo && q - lo < n;
+    lpf_pid_t a = 0, b = n;
+    while (a < b) {
+        const lpf_pid_t m = a + (b - a) / 2;
+        if (members[m] < q) a = m + 1;
+        else b = m;
+    }
+    return a < n && members[a] == q;
+}
+
 /* argument and request checks common to E1 and E2 */
 static struct sstep_ctx *range_checks(lpf_t c, const char *prim, lpf_pid_t lo, lpf_pid_t n,
-        int kind, struct sstep_sync_info *info)
+        const lpf_pid_t *members, int kind, struct sstep_sync_info *info)
 {
     struct sstep_ctx *ctx = sstep_ctx_of(c, prim);
     if (SSTEP_UNLIKELY(info == NULL)) sstep_fatal(ctx, prim, "info is NULL");
-    if (SSTEP_UNLIKELY(n == 0 || lo >= ctx->nprocs || n > ctx->nprocs - lo))
-        sstep_fatal(ctx, prim, "range %u..%u is not within the %u processes", lo,
-                lo + n - 1, ctx->nprocs);
-    if (SSTEP_UNLIKELY(ctx->pid < lo || ctx->pid >= lo + n))
-        sstep_fatal(ctx, prim, "process %u is not in the range %u..%u it syncs", ctx->pid,
-                lo, lo + n - 1);
+    if (members) {
+        if (SSTEP_UNLIKELY(n == 0 || n > ctx->nprocs))
+            sstep_fatal(ctx, prim, "a member set of %u processes in a section of %u", n,
+                    ctx->nprocs);
+        for (lpf_pid_t k = 0; k < n; ++k)
+            if (SSTEP_UNLIKELY(members[k] >= ctx->nprocs || (k && members[k] <= members[k - 1])))
+                sstep_fatal(ctx, prim, "member %u of the set is process %u: members must be "
+                        "increasing pids below %u", k, members[k], ctx->nprocs);
+        if (SSTEP_UNLIKELY(!is_member(lo, n, members, ctx->pid)))
+            sstep_fatal(ctx, prim, "process %u is not in the member set (%u processes, "
+                    "%u..%u) it syncs", ctx->pid, n, members[0], members[n - 1]);
+    } else {
+        if (SSTEP_UNLIKELY(n == 0 || lo >= ctx->nprocs || n > ctx->nprocs - lo))
+            sstep_fatal(ctx, prim, "range %u..%u is not within the %u processes", lo,
+                    lo + n - 1, ctx->nprocs);
+        if (SSTEP_UNLIKELY(ctx->pid < lo || ctx->pid >= lo + n))
+            sstep_fatal(ctx, prim, "process %u is not in the range %u..%u it syncs", ctx->pid,
+                    lo, lo + n - 1);
+    }
     const struct sstep_queue *q = &ctx->q;
     for (lpf_pid_t i = 0; i < q->ntouched; ++i) {
         lpf_pid_t d = q->touched[i];
-        if (SSTEP_UNLIKELY(d < lo || d >= lo + n))
+        if (SSTEP_UNLIKELY(!is_member(lo, n, members, d))) {
+            if (members)
+                sstep_fatal(ctx, prim, "a request to process %u, outside the member set "
+                        "(%u processes, %u..%u) of this sync", d, n, members[0],
+                        members[n - 1]);
             sstep_fatal(ctx, prim, "a request to process %u, outside the range %u..%u "
                     "of this sync", d, lo, lo + n - 1);
+        }
         if (kind == SSTEP_E2) {
             const struct sstep_peer_lists *pl = &q->peers[d];
             if (SSTEP_UNLIKELY(pl->count[SSTEP_PUT] || pl->count[SSTEP_GET]))
@@ -361,7 +393,8 @@ static struct sstep_ctx *range_checks(lpf_t c, const char *prim, lpf_pid_t lo, l
 }
 
 static lpf_err_t range_exchange(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect,
+        struct sstep_sync_info *info)
 {
     lpf_err_t rc;
     if (n == 1) {
@@ -391,7 +424,7 @@ static lpf_err_t range_exchange(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n
     } else if (!ctx->engine->sync_range) {
         return LPF_ERR_FATAL;
     } else {
-        rc = ctx->engine->sync_range(ctx, lo, n, stamp, kind, expect, info);
+        rc = ctx->engine->sync_range(ctx, lo, n, members, stamp, kind, expect, info);
         if (rc != LPF_SUCCESS && (info->cause == SSTEP_CAUSE_OK
                     || info->cause == SSTEP_CAUSE_GONE || info->cause == SSTEP_CAUSE_MISMATCH
                     || info->cause == SSTEP_CAUSE_DEADLOCK)) {
@@ -406,16 +439,17 @@ static lpf_err_t range_exchange(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n
 }
 
 static lpf_err_t range_sync(lpf_t c, const char *prim, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info,
-        const void *site)
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect,
+        struct sstep_sync_info *info, const void *site)
 {
-    struct sstep_ctx *ctx = range_checks(c, prim, lo, n, kind, info);
+    struct sstep_ctx *ctx = range_checks(c, prim, lo, n, members, kind, info);
     info_reset(info, stamp);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
-    if (SSTEP_LIKELY(ctx->prof == NULL)) return range_exchange(ctx, lo, n, stamp, kind, expect, info);
+    if (SSTEP_LIKELY(ctx->prof == NULL))
+        return range_exchange(ctx, lo, n, members, stamp, kind, expect, info);
     /* the profiler records PUB's supersteps too, marked as range syncs */
     sstep_prof_sync_begin(ctx, kind == SSTEP_E2 ? SSTEP_PROF_E2 : SSTEP_PROF_E1, site);
-    lpf_err_t rc = range_exchange(ctx, lo, n, stamp, kind, expect, info);
+    lpf_err_t rc = range_exchange(ctx, lo, n, members, stamp, kind, expect, info);
     sstep_prof_sync_end(ctx, rc);
     return rc;
 }
@@ -423,14 +457,41 @@ static lpf_err_t range_sync(lpf_t c, const char *prim, lpf_pid_t lo, lpf_pid_t n
 lpf_err_t sstep_sync_range(lpf_t c, lpf_pid_t lo, lpf_pid_t n,
         struct sstep_stamp stamp, struct sstep_sync_info *info)
 {
-    return range_sync(c, "sstep_sync_range", lo, n, stamp, SSTEP_E1, 0, info,
+    return range_sync(c, "sstep_sync_range", lo, n, NULL, stamp, SSTEP_E1, 0, info,
             __builtin_return_address(0));
 }
 
 lpf_err_t sstep_oblsync(lpf_t c, lpf_pid_t lo, lpf_pid_t n,
         struct sstep_stamp stamp, size_t expect, struct sstep_sync_info *info)
 {
-    return range_sync(c, "sstep_oblsync", lo, n, stamp, SSTEP_E2, expect, info,
+    return range_sync(c, "sstep_oblsync", lo, n, NULL, stamp, SSTEP_E2, expect, info,
+            __builtin_return_address(0));
+}
+
+/* a set that is a range goes as one (the engines' cheaper form) */
+static const lpf_pid_t *set_form(const lpf_pid_t *members, lpf_pid_t n, lpf_pid_t *lo)
+{
+    *lo = n ? members[0] : 0;
+    if (n && members[n - 1] >= members[0] && members[n - 1] - members[0] == n - 1)
+        return NULL;
+    return members;
+}
+
+lpf_err_t sstep_sync_set(lpf_t c, const lpf_pid_t *members, lpf_pid_t n,
+        struct sstep_stamp stamp, struct sstep_sync_info *info)
+{
+    lpf_pid_t lo;
+    const lpf_pid_t *m = set_form(members, n, &lo);
+    return range_sync(c, "sstep_sync_set", lo, n, m, stamp, SSTEP_E1, 0, info,
+            __builtin_return_address(0));
+}
+
+lpf_err_t sstep_oblsync_set(lpf_t c, const lpf_pid_t *members, lpf_pid_t n,
+        struct sstep_stamp stamp, size_t expect, struct sstep_sync_info *info)
+{
+    lpf_pid_t lo;
+    const lpf_pid_t *m = set_form(members, n, &lo);
+    return range_sync(c, "sstep_oblsync_set", lo, n, m, stamp, SSTEP_E2, expect, info,
             __builtin_return_address(0));
 }
 

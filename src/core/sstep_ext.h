@@ -197,6 +197,14 @@ lpf_err_t sstep_sync_range(lpf_t ctx, lpf_pid_t lo, lpf_pid_t n,
 lpf_err_t sstep_oblsync(lpf_t ctx, lpf_pid_t lo, lpf_pid_t n,
         struct sstep_stamp stamp, size_t expect, struct sstep_sync_info *info);
 
+/* E1 / E2 over any member set: `members` holds n pids in increasing order
+ * (a run of consecutive pids goes as the range). Everything else as
+ * sstep_sync_range / sstep_oblsync; info->peer_lo is the first member. */
+lpf_err_t sstep_sync_set(lpf_t ctx, const lpf_pid_t *members, lpf_pid_t n,
+        struct sstep_stamp stamp, struct sstep_sync_info *info);
+lpf_err_t sstep_oblsync_set(lpf_t ctx, const lpf_pid_t *members, lpf_pid_t n,
+        struct sstep_stamp stamp, size_t expect, struct sstep_sync_info *info);
+
 /* The messages stamped `stamp` that the caller's E1/E2 for `stamp` took:
  * grouped by source in increasing pid order, each source's in issue order;
  * ->src is the sender's pid in ctx. Data valid and unchanged until

@@ -44,10 +44,11 @@ struct lx_tag {
     int live, active;
     uint64_t object;     /* stamp object of its syncs (equal everywhere) */
     uint64_t steps;      /* its syncs done here */
-    lpf_pid_t lo, n;     /* its active set lo..lo+n-1 when contiguous */
+    lpf_pid_t lo, n;     /* its first active pid, and how many */
     lpf_pid_t nactive;
-    int contiguous;
+    int contiguous;      /* the active set is lo..lo+n-1 */
     unsigned char *member;   /* [nprocs] */
+    lpf_pid_t *mlist;        /* [nactive] the active pids, increasing (in member's block) */
     struct lx_req *reqs;
     size_t nreq, cap;
 };

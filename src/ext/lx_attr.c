@@ -252,7 +252,9 @@ lpf_err_t lpf_tag_create(lpf_t c, bool active, lpf_tag_t *tag)
     /* the lowest free id: the same everywhere (same order of creates) */
     size_t id = 0;
     while (id < x->ntags && x->tags[id].live) ++id;
-    unsigned char *member = calloc(P, 1);
+    /* the flags [P], then the active pids in increasing order */
+    const size_t moff = ((size_t)P + sizeof(lpf_pid_t) - 1) & ~(sizeof(lpf_pid_t) - 1);
+    unsigned char *member = calloc(moff + (size_t)P * sizeof(lpf_pid_t), 1);
     if (!member) return LPF_ERR_OUT_OF_MEMORY;
     member[ctx->pid] = active ? 1 : 0;
     x->tag_hist = hist_mix(x->tag_hist, 1000 + id);
@@ -293,12 +295,13 @@ lpf_err_t lpf_tag_create(lpf_t c, bool active, lpf_tag_t *tag)
     t->active = active ? 1 : 0;
     t->object = LX_OBJ_TAG | x->tag_creates;
     t->member = member;
+    t->mlist = (lpf_pid_t *)(void *)(member + moff);
     lpf_pid_t first = LPF_MAX_P, last = 0;
     for (lpf_pid_t q = 0; q < P; ++q)
         if (member[q]) {
             if (first == LPF_MAX_P) first = q;
             last = q;
-            t->nactive++;
+            t->mlist[t->nactive++] = q;
         }
     t->contiguous = t->nactive > 0 && last - first + 1 == t->nactive;
     t->lo = first == LPF_MAX_P ? 0 : first;
@@ -322,6 +325,7 @@ lpf_err_t lpf_tag_destroy(lpf_t c, lpf_tag_t tag)
     free(t->member);
     free(t->reqs);
     t->member = NULL;
+    t->mlist = NULL;
     t->reqs = NULL;
     t->live = 0;
     x->tags_live--;

@@ -60,8 +60,8 @@ static const char *lx_what(struct lx_what *w, lpf_tag_t tag, int zero)
     return w->s;
 }
 
-static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp st, size_t es, size_t er, lpf_tag_t tag)
+static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, const lpf_pid_t *members,
+        lpf_pid_t n, struct sstep_stamp st, size_t es, size_t er, lpf_tag_t tag)
 {
     struct lx_what wb;
 #define what lx_what(&wb, tag, 1)
@@ -155,7 +155,8 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_
     const size_t expect = er - ng - nself;
     struct sstep_sync_info info;
     memset(&info, 0, sizeof info);
-    lpf_err_t rc = sstep_oblsync(c, lo, n, st, expect, &info);
+    lpf_err_t rc = members ? sstep_oblsync_set(c, members, n, st, expect, &info)
+        : sstep_oblsync(c, 0, n, st, expect, &info);
     if (SSTEP_UNLIKELY(rc != LPF_SUCCESS)) {
         lpf_pid_t bad;
         switch (info.cause) {
@@ -207,9 +208,6 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
                 "not make its sync", (unsigned long long)ctx->superstep, ctx->pid, a->tag);
     if (SSTEP_UNLIKELY(ctx->nprocs > 1 && lx_no_range(ctx)))
         lx_unsupported(ctx, prim, "tagged syncs need subset syncs");
-    if (SSTEP_UNLIKELY(!t->contiguous))
-        sstep_fatal(ctx, prim, "tag %u's active set (%u processes) is not a range of "
-                "consecutive pids; tagged syncs here need one", a->tag, t->nactive);
     sstep_scope_push(c);
     lx_tag_to_queue(ctx, t);
     const struct sstep_stamp st = { t->object, t->steps };
@@ -219,11 +217,11 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
     struct lx_what wb;
 #define what lx_what(&wb, a->tag, 0)
     if (a->es || a->er) {
-        zero_exchange(c, ctx, t->lo, t->n, st, a->es, a->er, a->tag);
+        zero_exchange(c, ctx, t->mlist, t->n, st, a->es, a->er, a->tag);
     } else {
         struct sstep_sync_info info;
         memset(&info, 0, sizeof info);
-        if (sstep_sync_range(c, t->lo, t->n, st, &info) != LPF_SUCCESS) {
+        if (sstep_sync_set(c, t->mlist, t->n, st, &info) != LPF_SUCCESS) {
             if (info.cause == SSTEP_CAUSE_DEADLOCK)
                 deadlock_line(ctx, c, what, info.report, 0, 0, 0);
             sstep_fatal(ctx, prim, "superstep %llu: the %s failed: process %u (active in the "
@@ -254,7 +252,7 @@ lpf_err_t sstep_lext_sync(lpf_t c, lpf_sync_attr_t attr, const void *site)
             ctx->superstep - ctx->range_steps + x->zero_steps };
         if (SSTEP_UNLIKELY(ctx->prof != NULL))
             sstep_prof_phase(ctx, SSTEP_PROF_ZERO, site, UINT32_MAX, 0, ctx->nprocs, a->es, a->er);
-        zero_exchange(c, ctx, 0, ctx->nprocs, st, a->es, a->er, LPF_INVALID_TAG);
+        zero_exchange(c, ctx, NULL, ctx->nprocs, st, a->es, a->er, LPF_INVALID_TAG);
         x->zero_steps++;
     }
     return ctx->failed ? LPF_ERR_FATAL : LPF_SUCCESS;

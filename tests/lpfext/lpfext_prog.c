@@ -3,7 +3,7 @@
  *   lpfext_prog CASE P
  * runs CASE on P processes (threads, or the ranks of bsprun --engine mpi /
  * hybrid, where LPFEXT_CASE=CASE names it to the ranks) and exits 0 with "CASE ok" from process 0 when every check held.
- * Correct cases: attr noc tags zero zerotag. The misuse cases end with
+ * Correct cases: attr noc tags zero zerotag tagset. The misuse cases end with
  * status 6 and one line (tests/lpfext/CMakeLists.txt lists the lines).
  */
 #include <lpf/core.h>
@@ -339,6 +339,58 @@ static void case_zerotag(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
     OK(lpf_tag_destroy(ctx, tB));
 }
 
+/* tags whose active sets are not ranges: the even and the odd pids, each
+ * a ring of puts and gets synced by its tag, then zero-cost syncs of it */
+static void case_tagset(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
+{
+    const int even = s % 2 == 0;
+    const lpf_pid_t n = even ? (P + 1) / 2 : P / 2, me = s / 2;
+    const lpf_pid_t nx = 2 * ((me + 1) % n) + (even ? 0 : 1);
+    const lpf_pid_t pv = 2 * ((me + n - 1) % n) + (even ? 0 : 1);
+    uint64_t mine = 10 + s, box[3] = { 0, 0, 0 };
+    lpf_memslot_t ms, bs;
+    OK(lpf_resize_memory_register(ctx, 2));
+    OK(lpf_resize_message_queue(ctx, 8));
+    OK(lpf_resize_tag_register(ctx, 2));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    OK(lpf_register_local(ctx, &mine, 8, &ms));
+    OK(lpf_register_global(ctx, box, sizeof box, &bs));
+    lpf_tag_t tE, tO;
+    OK(lpf_tag_create(ctx, even, &tE));
+    OK(lpf_tag_create(ctx, !even, &tO));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    const lpf_tag_t my = even ? tE : tO;
+    lpf_msg_attr_t ma;
+    lpf_sync_attr_t sa, za;
+    OK(lpf_tag_create_mattr(ctx, &ma));
+    OK(lpf_tag_create_sattr(ctx, &sa));
+    OK(lpf_zero_create_sattr(ctx, &za));
+    OK(lpf_tag_set_mattr(ctx, my, ma));
+    OK(lpf_tag_set_sattr(ctx, my, sa));
+    OK(lpf_tag_set_sattr(ctx, my, za));
+    OK(lpf_zero_set_expected(ctx, 1, 1, za));
+    box[2] = 500 + s;
+    OK(lpf_put(ctx, ms, 0, nx, bs, 0, 8, ma));
+    OK(lpf_get(ctx, nx, bs, 16, bs, 8, 8, ma));
+    OK(lpf_sync(ctx, sa));
+    CHECK(box[0] == 10 + pv);
+    CHECK(box[1] == 500 + nx);
+    for (uint64_t k = 1; k <= 30; ++k) {
+        mine = k * 100 + s;
+        OK(lpf_put(ctx, ms, 0, nx, bs, 0, 8, ma));
+        OK(lpf_sync(ctx, k % 2 ? za : sa));
+        CHECK(box[0] == k * 100 + pv);
+    }
+    OK(lpf_zero_destroy_sattr(ctx, za));
+    OK(lpf_tag_destroy_mattr(ctx, ma));
+    OK(lpf_tag_destroy_sattr(ctx, sa));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    OK(lpf_tag_destroy(ctx, tE));
+    OK(lpf_tag_destroy(ctx, tO));
+    OK(lpf_deregister(ctx, ms));
+    OK(lpf_deregister(ctx, bs));
+}
+
 /* ---------------------------------------------------------------- */
 /* misuse: each ends with status 6 and one line */
 static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
@@ -451,6 +503,7 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t P, lpf_args_t args)
     else if (!strcmp(which, "tags")) case_tags(ctx, s, P);
     else if (!strcmp(which, "zero")) case_zero(ctx, s, P);
     else if (!strcmp(which, "zerotag")) case_zerotag(ctx, s, P);
+    else if (!strcmp(which, "tagset")) case_tagset(ctx, s, P);
     else case_misuse(ctx, s, P);
     OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
 }

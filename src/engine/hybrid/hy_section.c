@@ -588,9 +588,10 @@ static void hy_abort(struct sstep_ctx *ctx, int status)
  * rank, then the job ends (status 6) instead of a vague failure at the
  * layer above. */
 static lpf_err_t hy_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect,
+        struct sstep_sync_info *info)
 {
-    (void)lo; (void)n; (void)stamp; (void)kind; (void)expect; (void)info;
+    (void)lo; (void)n; (void)members; (void)stamp; (void)kind; (void)expect; (void)info;
     static _Atomic int said;
     if (!atomic_exchange(&said, 1))
         sstep_fatal(ctx, "bsp_sync / bsp_oblsync", "PUB's subset and "

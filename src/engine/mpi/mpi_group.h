@@ -390,7 +390,7 @@ SSTEP_HIDDEN int mpi_serve_dgets(struct mpi_group *g);
 
 /* mpi_range.c: E1/E2/E4 (pub.md §12.2) */
 SSTEP_HIDDEN lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info);
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info);
 /* leaving the section: the final range packet to every peer if this
  * process sent any (returns 1: announce H_RANGE / final_range) */
 SSTEP_HIDDEN int mpi_range_depart(struct mpi_group *g);

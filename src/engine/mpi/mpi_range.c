@@ -80,16 +80,36 @@ struct waitst {
     struct sstep_stamp s;
     int kind;
     lpf_pid_t lo, n;
+    const lpf_pid_t *mem;         /* the members (NULL: lo..lo+n-1) */
+    lpf_pid_t idx;                /* the caller's index among them */
     size_t expect;
     int mode;
     struct pnode **have;          /* [n] the packet of each member (ARRIVE, REPLY) */
-    const unsigned char *want;    /* [n] M_REPLY: a reply is due from lo+k */
+    const unsigned char *want;    /* [n] M_REPLY: a reply is due from member k */
     lpf_pid_t missing;
     uint64_t seen_pk, seen_batch;
     size_t count;                 /* M_COUNT */
     struct sstep_sync_info *info;
     int cause;
 };
+
+static inline lpf_pid_t member_at(const struct waitst *w, lpf_pid_t k)
+{
+    return w->mem ? w->mem[k] : w->lo + k;
+}
+
+/* q's index among the members; n when it is none */
+static lpf_pid_t member_idx(const struct waitst *w, lpf_pid_t q)
+{
+    if (!w->mem) return q >= w->lo && q - w->lo < w->n ? q - w->lo : w->n;
+    lpf_pid_t a = 0, b = w->n;
+    while (a < b) {
+        const lpf_pid_t m = a + (b - a) / 2;
+        if (w->mem[m] < q) a = m + 1;
+        else b = m;
+    }
+    return a < w->n && w->mem[a] == q ? a : w->n;
+}
 
 static int stamp_is(const struct rhdr *h, struct sstep_stamp s)
 {
@@ -105,8 +125,8 @@ static void take(struct waitst *w)
         struct pnode *p = *pp;
         struct rhdr h;
         memcpy(&h, p->buf, sizeof h);
-        lpf_pid_t k = p->src - w->lo;
-        if (h.type == type && stamp_is(&h, w->s) && p->src >= w->lo && k < w->n
+        lpf_pid_t k = member_idx(w, p->src);
+        if (h.type == type && stamp_is(&h, w->s) && k < w->n
                 && !w->have[k] && (w->mode == M_ARRIVE || w->want[k])) {
             *pp = p->next;
             w->have[k] = p;
@@ -120,7 +140,7 @@ static void take(struct waitst *w)
 
 static int in_range(const struct waitst *w, lpf_pid_t q)
 {
-    return q >= w->lo && q - w->lo < w->n;
+    return member_idx(w, q) < w->n;
 }
 
 static void set_mismatch(struct waitst *w, lpf_pid_t q, uint64_t object, uint64_t step, int kind)
@@ -143,7 +163,7 @@ static int mismatch(struct waitst *w)
         struct rhdr h;
         memcpy(&h, p->buf, sizeof h);
         if (h.type != RP_ARRIVE || h.object != w->s.object || !in_range(w, p->src)) continue;
-        if (w->kind == SSTEP_E1 && h.step > w->s.step && !w->have[p->src - w->lo]) {
+        if (w->kind == SSTEP_E1 && h.step > w->s.step && !w->have[member_idx(w, p->src)]) {
             set_mismatch(w, p->src, h.object, h.step, SSTEP_E1);
             return 1;
         }
@@ -157,7 +177,7 @@ static int mismatch(struct waitst *w)
     int found = 0;
     sstep_mailbox_drain(w->ctx);
     for (const struct sstep_batch *b = m->head; b; b = b->next) {
-        if (b->object != w->s.object || !in_range(w, b->src) || w->have[b->src - w->lo]) continue;
+        if (b->object != w->s.object || !in_range(w, b->src) || w->have[member_idx(w, b->src)]) continue;
         if (b->step > w->s.step || (b->step == w->s.step && b->kind != SSTEP_E1)) {
             set_mismatch(w, b->src, b->object, b->step, (int)b->kind);
             found = 1;
@@ -174,7 +194,7 @@ static int gone_problem(struct waitst *w)
     struct mpi_range *rs = w->rs;
     lpf_pid_t alive = 0;
     for (lpf_pid_t k = 0; k < w->n; ++k) {
-        lpf_pid_t q = w->lo + k;
+        lpf_pid_t q = member_at(w, k);
         if (q == rs->me) continue;
         if (w->mode == M_COUNT) {
             if (!mr_peer_gone(w->g, rs, q)) alive++;
@@ -231,7 +251,7 @@ static void watch(struct waitst *w)
     struct mpi_range *rs = w->rs;
     unsigned char *st = rs->wstate;
     for (lpf_pid_t k = 0; k < w->n; ++k) {
-        lpf_pid_t q = w->lo + k;
+        lpf_pid_t q = member_at(w, k);
         if (q == rs->me) st[k] = SSTEP_ARR_YES;
         else if (w->mode != M_COUNT && (w->have[k] || (w->mode == M_REPLY && !w->want[k])))
             st[k] = SSTEP_ARR_YES;
@@ -481,7 +501,7 @@ static lpf_err_t e1(struct waitst *w)
     struct mpi_range *rs = w->rs;
     struct sstep_ctx *ctx = w->ctx;
     struct sstep_sync_info *info = w->info;
-    const lpf_pid_t lo = w->lo, n = w->n, me = ctx->pid;
+    const lpf_pid_t n = w->n, me = ctx->pid, idx = w->idx;
     w->have = calloc(n, sizeof *w->have);
     unsigned char *want = calloc(n, 1);
     if (!w->have || !want) {
@@ -492,7 +512,7 @@ static lpf_err_t e1(struct waitst *w)
     int rc = W_FAIL;
     if (ship(g, rs, ctx, w->s, SSTEP_E1)) goto out;
     for (lpf_pid_t k = 1; k < n; ++k) {
-        lpf_pid_t q = lo + (me - lo + k) % n;
+        lpf_pid_t q = member_at(w, (idx + k) % n);
         size_t len;
         char *b = arrival(g, ctx, q, w->s, info->check, &len);
         mr_rsend(g, rs, q, b, len, 1);
@@ -516,7 +536,7 @@ static lpf_err_t e1(struct waitst *w)
             memcpy(&h, w->have[k]->buf, sizeof h);
             if (h.check != info->check) {
                 info->mismatch = 1;
-                info->peer = lo + k;
+                info->peer = member_at(w, k);
                 info->peer_check = h.check;
                 break;
             }
@@ -524,15 +544,15 @@ static lpf_err_t e1(struct waitst *w)
     }
     /* gets: serve, ours, then the replies to ours */
     for (lpf_pid_t k = 1; k < n; ++k) {
-        lpf_pid_t q = lo + (me - lo + k) % n;
-        serve_gets(g, rs, ctx, q, w->have[q - lo]->buf, w->s);
+        lpf_pid_t q = member_at(w, (idx + k) % n);
+        serve_gets(g, rs, ctx, q, w->have[(idx + k) % n]->buf, w->s);
     }
     const struct sstep_queue *qu = &ctx->q;
     if (qu->peers[me].head[SSTEP_GET] != SSTEP_NIL) mpi_self_gets(ctx);
     lpf_pid_t nrep = 0;
     if (qu->kinds & (1u << SSTEP_GET))
         for (lpf_pid_t k = 0; k < n; ++k)
-            if (lo + k != me && qu->peers[lo + k].count[SSTEP_GET]) {
+            if (member_at(w, k) != me && qu->peers[member_at(w, k)].count[SSTEP_GET]) {
                 want[k] = 1;
                 nrep++;
             }
@@ -548,7 +568,7 @@ static lpf_err_t e1(struct waitst *w)
         rc = do_wait(w);
         if (rc == W_DONE)
             for (lpf_pid_t k = 0; k < n; ++k)
-                if (want[k]) scatter_reply(ctx, lo + k, reps[k]);
+                if (want[k]) scatter_reply(ctx, member_at(w, k), reps[k]);
         free_have(reps, n);
         free(reps);
         w->have = arr;
@@ -556,12 +576,12 @@ static lpf_err_t e1(struct waitst *w)
     }
     /* puts, source by source, ours last */
     for (lpf_pid_t k = 1; k <= n; ++k) {
-        lpf_pid_t q = lo + (me - lo + k) % n;
+        lpf_pid_t q = member_at(w, (idx + k) % n);
         if (q == me) {
             if (qu->peers[me].head[SSTEP_PUT] != SSTEP_NIL) mpi_self_puts(ctx);
             continue;
         }
-        apply_puts(ctx, q, w->have[q - lo]->buf);
+        apply_puts(ctx, q, w->have[(idx + k) % n]->buf);
     }
     rc = W_DONE;
 out:
@@ -573,7 +593,7 @@ out:
 }
 
 lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
 {
     struct mpi_group *g = ctx->group;
     struct mpi_range *rs = mr_range_of(g);
@@ -587,6 +607,8 @@ lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
     w.kind = kind;
     w.lo = lo;
     w.n = n;
+    w.mem = members;
+    w.idx = member_idx(&w, ctx->pid);
     w.expect = expect;
     w.info = info;
     rs->w.arrived = 0;

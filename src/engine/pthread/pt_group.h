@@ -191,7 +191,7 @@ SSTEP_HIDDEN void pt_group_release(struct pt_group *g);
 /* pt_sync.c */
 SSTEP_HIDDEN lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info);
 SSTEP_HIDDEN int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        uint64_t e);
+        const lpf_pid_t *members, uint64_t e);
 SSTEP_HIDDEN void pt_push(struct pt_group *g, struct sstep_ctx *me);
 
 /* pt_hook.c */

@@ -107,7 +107,7 @@ struct pt_entry {
     lpf_pid_t n;
     _Atomic lpf_pid_t count, departed;
     _Atomic uint64_t flags;
-    _Atomic uint64_t checks[];     /* [n]: agreement values, by pid - lo */
+    _Atomic uint64_t checks[];     /* [n]: agreement values, by member index */
 };
 
 struct pt_range {
@@ -345,6 +345,8 @@ struct waitst {
     struct sstep_stamp s;
     int kind;
     lpf_pid_t lo, n;
+    const lpf_pid_t *mem;          /* the members (NULL: lo..lo+n-1) */
+    lpf_pid_t idx;                 /* the caller's index among them */
     size_t expect;
     struct pt_entry *e;            /* E1 (entries): the entry waited on */
     uint32_t phase;                /* E1 (pairs): the phase waited in */
@@ -362,6 +364,11 @@ struct waitst {
 
 enum { W_DONE = 1, W_FAIL = 2 };
 
+static inline lpf_pid_t member_at(const struct waitst *w, lpf_pid_t k)
+{
+    return w->mem ? w->mem[k] : w->lo + k;
+}
+
 /* E1 on pair lines: has every member arrived at this phase? */
 static int pairs_met(struct waitst *w)
 {
@@ -369,7 +376,7 @@ static int pairs_met(struct waitst *w)
     const lpf_pid_t me = w->ctx->pid, P = r->P;
     const uint64_t *kk = &r->karr[(size_t)me * r->kstride];
     for (; w->next < w->n; ++w->next) {
-        const lpf_pid_t q = w->lo + w->next;
+        const lpf_pid_t q = member_at(w, w->next);
         if (q == me) continue;
         const uint64_t k = kk[q];
         struct pt_pslot *sl = &r->pairs[(size_t)q * P + me].s[k & 1];
@@ -407,7 +414,7 @@ static int cond_met(struct waitst *w)
     int got = 0;
     if (w->r->cells)
         for (lpf_pid_t k = 0; k < w->n; ++k)
-            if (w->lo + k != w->ctx->pid) got |= cells_take(w->r, w->ctx, w->lo + k);
+            if (member_at(w, k) != w->ctx->pid) got |= cells_take(w->r, w->ctx, member_at(w, k));
     if (!w->counted || got || sstep_mailbox_pending(m)) {
         lpf_pid_t bad;
         w->counted = 1;
@@ -496,7 +503,7 @@ static int range_problem(struct waitst *w)
     struct pt_range *r = w->r;
     struct rec_view v;
     for (lpf_pid_t k = 0; k < w->n; ++k) {
-        lpf_pid_t q = w->lo + k;
+        lpf_pid_t q = member_at(w, k);
         if (q == w->ctx->pid) continue;
         if (w->kind == SSTEP_E1 && pt_x_gone(w->ctx, q)) {
             w->info->peer = q;
@@ -557,7 +564,7 @@ static int wait_pred(void *arg, uint64_t waited)
         if (state && steps) {
             struct rec_view v;
             for (lpf_pid_t k = 0; k < w->n; ++k) {
-                lpf_pid_t q = w->lo + k;
+                lpf_pid_t q = member_at(w, k);
                 rec_read(&r->recs[q], &v);
                 struct sstep_ctx *c2 = pt_x_ctx(w->ctx, q);
                 steps[k] = c2 ? __atomic_load_n(&c2->superstep, __ATOMIC_RELAXED) : 0;
@@ -584,7 +591,7 @@ static int do_wait(struct waitst *w)
 /* ------------------------------------------------------------------ */
 
 static struct pt_entry *arrive(struct pt_range *r, struct sstep_stamp s, uint32_t phase,
-        lpf_pid_t lo, lpf_pid_t n, lpf_pid_t pid, uint64_t flags, uint64_t check)
+        lpf_pid_t n, lpf_pid_t idx, uint64_t flags, uint64_t check)
 {
     pthread_mutex_lock(&r->lock);
     struct pt_entry *e = r->entries;
@@ -599,7 +606,7 @@ static struct pt_entry *arrive(struct pt_range *r, struct sstep_stamp s, uint32_
         e->next = r->entries;
         r->entries = e;
     }
-    if (pid - lo < e->n) atomic_store_explicit(&e->checks[pid - lo], check, memory_order_relaxed);
+    if (idx < e->n) atomic_store_explicit(&e->checks[idx], check, memory_order_relaxed);
     atomic_fetch_or_explicit(&e->flags, flags, memory_order_relaxed);
     atomic_fetch_add_explicit(&e->count, 1, memory_order_release);
     pthread_mutex_unlock(&r->lock);
@@ -674,7 +681,7 @@ static int barrier_pairs(struct waitst *w, uint32_t phase, uint64_t flags, uint6
     uint64_t *kk = &r->karr[(size_t)me * r->kstride];
     const uint64_t tagv = (uint64_t)phase << 32 | flags;
     for (lpf_pid_t i = 0; i < w->n; ++i) {
-        const lpf_pid_t q = w->lo + i;
+        const lpf_pid_t q = member_at(w, i);
         if (q == me) continue;
         const uint64_t k = ++kk[q];
         struct pt_pslot *sl = &r->pairs[(size_t)me * P + q].s[k & 1];
@@ -705,7 +712,7 @@ static int barrier(struct waitst *w, uint32_t phase, uint64_t flags, uint64_t ch
 {
     struct pt_range *r = w->r;
     if (r->pairs) return barrier_pairs(w, phase, flags, check, or_flags, NULL);
-    w->e = arrive(r, w->s, phase, w->lo, w->n, w->ctx->pid, flags, check);
+    w->e = arrive(r, w->s, phase, w->n, w->idx, flags, check);
     if (!w->e) return -1;
     bump_events(r, w->ctx->pid);
     pt_x_wake(w->ctx);
@@ -718,7 +725,7 @@ static int barrier(struct waitst *w, uint32_t phase, uint64_t flags, uint64_t ch
             uint64_t c = atomic_load_explicit(&e->checks[k], memory_order_relaxed);
             if (c != check && !info->mismatch) {
                 info->mismatch = 1;
-                info->peer = w->lo + k;
+                info->peer = member_at(w, k);
                 info->peer_check = c;
             }
         }
@@ -753,7 +760,7 @@ static int ship(struct sstep_ctx *ctx, struct pt_range *r, struct sstep_stamp s,
 }
 
 lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
 {
     struct pt_range *r = pt_x_range(ctx);
     struct pt_rec *me = &r->recs[ctx->pid];
@@ -764,6 +771,10 @@ lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
     w.s = stamp;
     w.kind = kind;
     w.lo = lo;
+    w.mem = members;
+    w.idx = ctx->pid - lo;
+    if (members)
+        for (w.idx = 0; members[w.idx] != ctx->pid; ++w.idx) {}
     w.n = n;
     w.expect = expect;
     w.info = info;
@@ -804,11 +815,11 @@ lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
          * lines of this phase are written again only after our next
          * arrival */
         for (lpf_pid_t i = 0; i < n; ++i)
-            if (lo + i != ctx->pid) inl_apply(r, ctx, lo + i);
+            if (member_at(&w, i) != ctx->pid) inl_apply(r, ctx, member_at(&w, i));
         sstep_self_exchange(ctx);
     } else {
         if (all & F_GET) {
-            if (pt_x_get_phase(ctx, lo, n)) goto fail;
+            if (pt_x_get_phase(ctx, lo, n, members)) goto fail;
             if ((all & F_PUT) && barrier(&w, 1, 0, 0, &none)) goto fail;
         }
         pt_x_push(ctx);

@@ -118,14 +118,14 @@ static int reads_meet(const struct sstep_ctx *rd, struct sstep_ctx *ctx, const c
 
 /* Must the gets of `ctx` be staged? Only when one of their destinations
  * is also the source of a get of this superstep: a get of one of the
- * `readers` members of [lo, lo + n) that read our memory, or one of our
+ * `readers` members (of [lo, lo + n), or members[0..n-1]) that read our memory, or one of our
  * own gets reading ourselves. The members' queues stay as they are until
  * the sync's last barrier, so they can be read here; with e != 0 (the
  * episode of barrier A, when processes have arrival lines of their own),
  * the readers' summaries in their arrival lines are used where there are
  * some. Errs on the side of staging. */
 static int gets_must_stage(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        uint64_t readers, uint64_t e)
+        const lpf_pid_t *members, uint64_t readers, uint64_t e)
 {
     const struct sstep_queue *q = &ctx->q;
     const char *dlo[PT_DEST_EXACT], *dhi[PT_DEST_EXACT];
@@ -148,7 +148,7 @@ static int gets_must_stage(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t 
     if (reads_meet(ctx, ctx, hlo, hhi, dlo, dhi, nd, exact, &budget)) return 1;
     const int sums = e && g->stride > PT_INLINE_WORDS + 2;
     for (lpf_pid_t k = 0; k < n && readers; ++k) {
-        const lpf_pid_t qd = lo + k;
+        const lpf_pid_t qd = members ? members[k] : lo + k;
         if (qd == ctx->pid) continue;
         if (sums) {
             /* no gets: reads nothing (its summary is an old one) */
@@ -184,7 +184,8 @@ static int gets_must_stage(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t 
  * superstep writes them directly; otherwise it first copies its sources
  * aside, waits until every reader of its memory has read, then writes.
  * Reads never wait, so the waits cannot form a cycle. */
-int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n, uint64_t e)
+int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        const lpf_pid_t *members, uint64_t e)
 {
     const lpf_pid_t pid = ctx->pid;
     struct sstep_queue *q = &ctx->q;
@@ -194,7 +195,7 @@ int pt_get_phase(struct pt_group *g, struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pi
     const uint64_t fresh = readers - g->own[pid].readers_seen;
     g->own[pid].readers_seen = readers;
     if (!(q->kinds & (1u << SSTEP_GET))) return 0;
-    const int stage = gets_must_stage(g, ctx, lo, n, fresh, e);
+    const int stage = gets_must_stage(g, ctx, lo, n, members, fresh, e);
     char *buf = NULL;
     if (stage) {
         size_t bytes = 0;
@@ -490,7 +491,7 @@ lpf_err_t pt_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     const int moves = (all & (F_PUT | F_GET)) != 0;
     if (moves) set_bulk_spin(g, ctx);
     if (all & F_GET) {
-        if (pt_get_phase(g, ctx, 0, P, e)) goto fail;
+        if (pt_get_phase(g, ctx, 0, P, NULL, e)) goto fail;
         /* every get must have read its source before any put lands */
         uint64_t none;
         if ((all & F_PUT) && pt_barrier(g, pid, 0, 0, &none, NULL)) goto fail;

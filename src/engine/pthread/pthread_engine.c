@@ -533,9 +533,9 @@ void pt_x_count_readers(struct sstep_ctx *ctx)
     }
 }
 
-int pt_x_get_phase(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n)
+int pt_x_get_phase(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n, const lpf_pid_t *members)
 {
-    return pt_get_phase(ctx->group, ctx, lo, n, 0);
+    return pt_get_phase(ctx->group, ctx, lo, n, members, 0);
 }
 
 void pt_x_push(struct sstep_ctx *ctx)

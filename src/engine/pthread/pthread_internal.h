@@ -20,7 +20,7 @@ struct pt_range;
 SSTEP_HIDDEN struct pt_range *pt_range_new(lpf_pid_t P);
 SSTEP_HIDDEN void pt_range_free(struct pt_range *r);
 SSTEP_HIDDEN lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info);
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info);
 
 /* pthread_engine.c: what pt_range.c uses of the engine */
 SSTEP_HIDDEN struct pt_range *pt_x_range(struct sstep_ctx *ctx);
@@ -29,7 +29,8 @@ SSTEP_HIDDEN int pt_x_gone(struct sstep_ctx *ctx, lpf_pid_t q);
 SSTEP_HIDDEN void pt_x_wake(struct sstep_ctx *ctx);
 SSTEP_HIDDEN void pt_x_leave(struct sstep_ctx *ctx);
 SSTEP_HIDDEN void pt_x_count_readers(struct sstep_ctx *ctx);
-SSTEP_HIDDEN int pt_x_get_phase(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n);
+SSTEP_HIDDEN int pt_x_get_phase(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        const lpf_pid_t *members);
 SSTEP_HIDDEN void pt_x_push(struct sstep_ctx *ctx);
 SSTEP_HIDDEN void pt_x_stalled(struct sstep_ctx *ctx, uint64_t waited, lpf_pid_t n,
         const unsigned char *state, const uint64_t *steps);
