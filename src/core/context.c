@@ -282,8 +282,8 @@ void sstep_ctx_end_superstep(struct sstep_ctx *ctx)
 {
     if (ctx->q.n) sstep_queue_reset(ctx);
     ctx->q.nuser = 0;
-    if (SSTEP_UNLIKELY(ctx->reg_pending != SIZE_MAX || ctx->msg_pending != SIZE_MAX
-                || ctx->globals.retired || ctx->locals.retired)) {
+    if (SSTEP_UNLIKELY((ctx->reg_pending != SIZE_MAX || ctx->msg_pending != SIZE_MAX
+                || ctx->globals.retired || ctx->locals.retired) && !ctx->hold_regs)) {
         if (ctx->reg_pending != SIZE_MAX) {
             ctx->reg_limit = ctx->reg_pending;
             ctx->reg_pending = SIZE_MAX;
@@ -299,7 +299,7 @@ void sstep_ctx_end_superstep(struct sstep_ctx *ctx)
     /* the arena of the superstep before last has been read by everyone */
     struct sstep_arena *a = &ctx->arena[ctx->superstep & 1];
     if (a->head) sstep_arena_reset(a);
-    ctx->pending_globals = 0;
+    if (!ctx->hold_regs) ctx->pending_globals = 0;
 }
 
 /* exported for the resize primitives */

@@ -161,6 +161,8 @@ struct sstep_ctx {
     struct sstep_prof *prof;/* superstep profiler (profile.c); NULL when off */
     int failed;             /* failure state (§5.7) */
     int checked;            /* checked mode (checked.c): the request path's one test */
+    int hold_regs;          /* supersteps end without activating registrations and
+                             * resizes (LPF's tagged and zero-cost syncs) */
     int in_hook;            /* started by hook/rehook: free_p == 1 */
     struct sstep_chk *chk;  /* checked mode's state; NULL when off */
     double cpu_lo, cpu_span;/* slice of the machine's CPUs this process owns */

@@ -273,7 +273,9 @@ lpf_err_t lpf_tag_create(lpf_t c, bool active, lpf_tag_t *tag)
         struct sstep_sync_info info;
         memset(&info, 0, sizeof info);
         info.check = x->tag_hist;
+        ctx->hold_regs = 1;   /* not a sync: registrations wait for one */
         lpf_err_t rc = sstep_sync_range(c, 0, P, st, &info);
+        ctx->hold_regs = 0;
         if (rc != LPF_SUCCESS || info.mismatch)
             sstep_fatal(ctx, prim, "the tag creations and destructions of the processes "
                     "differ: this process's %llu-th create (tag %zu) does not match process "

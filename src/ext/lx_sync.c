@@ -155,9 +155,14 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, const lpf_pid_t *membe
     const size_t expect = er - ng - nself;
     struct sstep_sync_info info;
     memset(&info, 0, sizeof info);
+    ctx->hold_regs = 1;
     lpf_err_t rc = members ? sstep_oblsync_set(c, members, n, st, expect, &info)
         : sstep_oblsync(c, 0, n, st, expect, &info);
-    if (SSTEP_UNLIKELY(rc != LPF_SUCCESS)) {
+    ctx->hold_regs = 0;
+    /* more messages than expected: reported in checked mode (lpf-ext.md
+     * §4); otherwise they are applied like the others */
+    if (SSTEP_UNLIKELY(rc != LPF_SUCCESS)
+            && !(info.cause == SSTEP_CAUSE_EXTRA && !ctx->checked)) {
         lpf_pid_t bad;
         switch (info.cause) {
         case SSTEP_CAUSE_DEADLOCK:
@@ -221,7 +226,10 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
     } else {
         struct sstep_sync_info info;
         memset(&info, 0, sizeof info);
-        if (sstep_sync_set(c, t->mlist, t->n, st, &info) != LPF_SUCCESS) {
+        ctx->hold_regs = 1;
+        const lpf_err_t rc = sstep_sync_set(c, t->mlist, t->n, st, &info);
+        ctx->hold_regs = 0;
+        if (rc != LPF_SUCCESS) {
             if (info.cause == SSTEP_CAUSE_DEADLOCK)
                 deadlock_line(ctx, c, what, info.report, 0, 0, 0);
             sstep_fatal(ctx, prim, "superstep %llu: the %s failed: process %u (active in the "

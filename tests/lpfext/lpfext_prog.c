@@ -477,6 +477,24 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
             OK(lpf_noc_put(ctx, ls, 0, pv, slots[pv], 4, 8, LPF_MSG_DEFAULT));
         }
         OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    } else if (!strcmp(which, "reg_zero") || !strcmp(which, "reg_tag")) {
+        /* a resize takes effect at an ordinary sync only, not at a
+         * zero-cost or tagged one: the 4th registration exceeds 3 */
+        lpf_sync_attr_t za;
+        lpf_memslot_t x1, x2;
+        OK(lpf_resize_memory_register(ctx, 5));
+        if (!strcmp(which, "reg_zero")) {
+            OK(lpf_zero_create_sattr(ctx, &za));
+            OK(lpf_zero_set_expected(ctx, 1, 1, za));
+            OK(lpf_put(ctx, ls, 0, s, gs, 0, 8, LPF_MSG_DEFAULT));
+            OK(lpf_sync(ctx, za));
+        } else {
+            OK(lpf_tag_create(ctx, true, &t));
+            OK(lpf_tag_set_sattr(ctx, t, sa));
+            OK(lpf_sync(ctx, sa));
+        }
+        OK(lpf_register_global(ctx, v, 8, &x1));
+        OK(lpf_register_global(ctx, v, 8, &x2));
     } else if (!strcmp(which, "attr_destroyed")) {
         OK(lpf_tag_destroy_sattr(ctx, sa));
         OK(lpf_sync(ctx, sa));
