@@ -49,6 +49,7 @@ struct prof_step {
     uint8_t origin;
     int8_t rc;
     uint32_t ph_tag, ph_lo, ph_n; /* SSTEP_PROF_TAG / _ZERO: the phase */
+    uint32_t ph_pids;         /* ... its processes: an index into sstep_prof.sets */
     uint64_t ph_es, ph_er;
 };
 
@@ -78,8 +79,10 @@ struct sstep_prof {
     size_t lost;              /* supersteps not recorded (out of memory) */
     int ph_set, ph_origin;    /* sstep_prof_phase: for the next superstep */
     const void *ph_site;
-    uint32_t ph_tag, ph_lo, ph_n;
+    uint32_t ph_tag, ph_lo, ph_n, ph_pids;
     uint64_t ph_es, ph_er;
+    char **sets;              /* the process sets of phases, as text ("0-3,6") */
+    uint32_t nsets;
     int skip;                 /* this superstep is not recorded */
     unsigned nchild;          /* sections this process started */
     int top;                  /* a top-level section */
@@ -311,6 +314,7 @@ void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site)
         s->ph_tag = pf->ph_tag;
         s->ph_lo = pf->ph_lo;
         s->ph_n = pf->ph_n;
+        s->ph_pids = pf->ph_pids;
         s->ph_es = pf->ph_es;
         s->ph_er = pf->ph_er;
     }
@@ -385,11 +389,47 @@ static double saved_r(const char *engine, lpf_pid_t P)
     return pf_file_r(path, engine, P);
 }
 
+/* the index of a phase's process set in pf->sets (UINT32_MAX: none) */
+static uint32_t phase_pids(struct sstep_prof *pf, lpf_pid_t lo, lpf_pid_t n,
+        const lpf_pid_t *members)
+{
+    char buf[256];
+    size_t used = 0;
+    for (lpf_pid_t k = 0; k < n && used < sizeof buf - 32;) {
+        const lpf_pid_t a = members ? members[k] : lo + k;
+        lpf_pid_t j = k;
+        while (j + 1 < n && (members ? members[j + 1] : lo + j + 1) == a + (j + 1 - k)) ++j;
+        const lpf_pid_t b = a + (j - k);
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%u", k ? "," : "", a);
+        if (b > a) used += (size_t)snprintf(buf + used, sizeof buf - used, "-%u", b);
+        k = j + 1;
+        if (k < n && used >= sizeof buf - 32) {
+            snprintf(buf + used, sizeof buf - used, ",...");
+            break;
+        }
+    }
+    for (uint32_t i = pf->nsets; i-- > 0;)
+        if (!strcmp(pf->sets[i], buf)) return i;
+    char **ns = realloc(pf->sets, (pf->nsets + 1) * sizeof *ns);
+    if (!ns) return UINT32_MAX;
+    pf->sets = ns;
+    if (!(ns[pf->nsets] = strdup(buf))) return UINT32_MAX;
+    return pf->nsets++;
+}
+
+static void free_sets(struct sstep_prof *pf)
+{
+    for (uint32_t i = 0; i < pf->nsets; ++i) free(pf->sets[i]);
+    free(pf->sets);
+}
+
 void sstep_prof_phase(struct sstep_ctx *ctx, int origin, const void *site, uint32_t tag,
-        lpf_pid_t lo, lpf_pid_t n, uint64_t es, uint64_t er)
+        lpf_pid_t lo, lpf_pid_t n, const lpf_pid_t *members, uint64_t es, uint64_t er)
 {
     struct sstep_prof *pf = ctx->prof;
     if (!pf) return;
+    pf->ph_pids = phase_pids(pf, lo, n, members);
+    if (members && n) lo = members[0];
     pf->ph_set = 1;
     pf->ph_origin = origin;
     pf->ph_site = site;
@@ -492,9 +532,10 @@ static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t en
                 s->reqs[SSTEP_PUT], (unsigned long long)s->bytes[SSTEP_PUT],
                 s->reqs[SSTEP_GET], (unsigned long long)s->bytes[SSTEP_GET],
                 s->reqs[SSTEP_MSG], (unsigned long long)s->bytes[SSTEP_MSG], s->msgs_in, s->npeer);
-        if (s->ph_n)   /* tag (UINT32_MAX: none), pids lo..lo+n-1, expected counts */
-            fprintf(f, "x %u %u %u %llu %llu\n", s->ph_tag, s->ph_lo, s->ph_n,
-                    (unsigned long long)s->ph_es, (unsigned long long)s->ph_er);
+        if (s->ph_n)   /* tag (UINT32_MAX: none), first pid, n, expected counts, pids */
+            fprintf(f, "x %u %u %u %llu %llu %s\n", s->ph_tag, s->ph_lo, s->ph_n,
+                    (unsigned long long)s->ph_es, (unsigned long long)s->ph_er,
+                    s->ph_pids < pf->nsets ? pf->sets[s->ph_pids] : "?");
         for (uint32_t j = 0; j < s->npeer; ++j, ++pe)
             fprintf(f, "p %u %llu %llu\n", pe->q, (unsigned long long)pe->out,
                     (unsigned long long)pe->get);
@@ -521,6 +562,7 @@ void sstep_prof_detach(struct sstep_ctx *ctx)
         pthread_mutex_unlock(&S.lock);
     }
     write_part(ctx, pf, end);
+    free_sets(pf);
     free(pf->steps);
     free(pf->peers);
     free(pf);
@@ -536,6 +578,7 @@ void sstep_prof_drop(struct sstep_ctx *ctx)
         if (S.cur_open && !strcmp(S.cur_key, pf->key)) S.cur_open = 0;
         pthread_mutex_unlock(&S.lock);
     }
+    free_sets(pf);
     free(pf->steps);
     free(pf->peers);
     free(pf);

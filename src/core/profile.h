@@ -50,9 +50,12 @@ SSTEP_HIDDEN void sstep_prof_sync_end(struct sstep_ctx *ctx, lpf_err_t rc);
 
 /* LPF's extensions (src/ext): the next superstep recorded is a tagged or
  * zero-cost sync (origin SSTEP_PROF_TAG / _ZERO) called from `site`, of tag
- * `tag` (UINT32_MAX: none) over the pids lo..lo+n-1, expecting es sent and
- * er received messages; the part file gets an "x" line after its "s" line */
+ * `tag` (UINT32_MAX: none) over the n pids members[0..n-1] (members NULL:
+ * lo..lo+n-1), expecting es sent and er received messages; the part file
+ * gets an "x" line after its "s" line: "x TAG LO N ES ER PIDS", PIDS as
+ * runs ("0-3,6") */
 SSTEP_HIDDEN void sstep_prof_phase(struct sstep_ctx *ctx, int origin, const void *site,
-        uint32_t tag, lpf_pid_t lo, lpf_pid_t n, uint64_t es, uint64_t er);
+        uint32_t tag, lpf_pid_t lo, lpf_pid_t n, const lpf_pid_t *members, uint64_t es,
+        uint64_t er);
 
 #endif

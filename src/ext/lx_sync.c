@@ -218,7 +218,7 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
     const struct sstep_stamp st = { t->object, t->steps };
     if (SSTEP_UNLIKELY(ctx->prof != NULL))
         sstep_prof_phase(ctx, (a->es || a->er) ? SSTEP_PROF_ZERO : SSTEP_PROF_TAG, site, a->tag,
-                t->lo, t->n, a->es, a->er);
+                t->lo, t->n, t->mlist, a->es, a->er);
     struct lx_what wb;
 #define what lx_what(&wb, a->tag, 0)
     if (a->es || a->er) {
@@ -259,7 +259,8 @@ lpf_err_t sstep_lext_sync(lpf_t c, lpf_sync_attr_t attr, const void *site)
         const struct sstep_stamp st = { LX_OBJ_ZERO,
             ctx->superstep - ctx->range_steps + x->zero_steps };
         if (SSTEP_UNLIKELY(ctx->prof != NULL))
-            sstep_prof_phase(ctx, SSTEP_PROF_ZERO, site, UINT32_MAX, 0, ctx->nprocs, a->es, a->er);
+            sstep_prof_phase(ctx, SSTEP_PROF_ZERO, site, UINT32_MAX, 0, ctx->nprocs, NULL, a->es,
+                    a->er);
         zero_exchange(c, ctx, NULL, ctx->nprocs, st, a->es, a->er, LPF_INVALID_TAG);
         x->zero_steps++;
     }

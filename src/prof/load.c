@@ -90,6 +90,7 @@ static int parse_part(const char *path, struct pf_part *p, char *err, size_t err
             s->reqs[0] = r0; s->reqs[1] = r1; s->reqs[2] = r2;
             s->msgs_in = mi;
             s->npeer = np;
+            s->ph_n = 0;
             s->peer_first = p->npeers;
             p->nsteps++;
         } else if (line[0] == 'p' && line[1] == ' ') {
@@ -105,6 +106,21 @@ static int parse_part(const char *path, struct pf_part *p, char *err, size_t err
             e->out = o;
             e->get = g;
             p->npeers++;
+        } else if (line[0] == 'x' && line[1] == ' ' && p->nsteps) {
+            struct pf_step *s = &p->steps[p->nsteps - 1];
+            unsigned tag, lo, n;
+            unsigned long long es, er;
+            int pos = 0;
+            if (sscanf(line + 2, "%u %u %u %llu %llu %n", &tag, &lo, &n, &es, &er, &pos) >= 5) {
+                s->ph_tag = tag;
+                s->ph_n = n;
+                s->ph_es = es;
+                s->ph_er = er;
+                const char *pids = pos ? line + 2 + pos : "";
+                if (!*pids) snprintf(s->ph_pids, sizeof s->ph_pids, "%u-%u", lo, lo + n - 1);
+                else if (strlen(pids) < sizeof s->ph_pids) snprintf(s->ph_pids, sizeof s->ph_pids, "%s", pids);
+                else snprintf(s->ph_pids, sizeof s->ph_pids, "%.*s...", (int)sizeof s->ph_pids - 4, pids);
+            }
         } else if (!strncmp(line, "gl ", 3)) {
             if (ngl < SSTEP_PROF_GL_POINTS
                     && sscanf(line + 3, "%lf %lf %lf", &p->gl_m[ngl], &p->gl_g[ngl], &p->gl_l[ngl]) == 3)

@@ -45,6 +45,11 @@ struct pf_step {
     int origin, site, rc;
     size_t peer_first;
     uint32_t npeer;
+    /* a tagged or zero-cost sync ("x" line; ph_n == 0: none): its tag
+     * (UINT32_MAX: none), how many processes and which, expected counts */
+    uint32_t ph_tag, ph_n;
+    uint64_t ph_es, ph_er;
+    char ph_pids[24];        /* "0-3,6" (cut short with "..." when longer) */
 };
 
 struct pf_peer {

@@ -84,6 +84,61 @@ static void layers_line(FILE *f, const struct pf_section *S)
     fprintf(f, "%s\n", n ? "" : " none");
 }
 
+/* LPF's tagged and zero-cost syncs side by side: one row per phase (tag,
+ * processes, expected counts), from every process's records */
+struct phase_row {
+    uint32_t tag, n;
+    uint64_t es, er;
+    const char *pids;
+    size_t records;
+    double time, tmax;
+};
+
+static void phases_table(FILE *f, const struct pf_section *S)
+{
+    struct phase_row rows[16];
+    size_t nr = 0, more = 0;
+    for (unsigned q = 0; q < S->P; ++q) {
+        const struct pf_part *p = S->part[q];
+        if (!p) continue;
+        for (size_t k = 0; k < p->nsteps; ++k) {
+            const struct pf_step *s = &p->steps[k];
+            if (!s->ph_n) continue;
+            size_t i = 0;
+            while (i < nr && !(rows[i].tag == s->ph_tag && rows[i].es == s->ph_es
+                        && rows[i].er == s->ph_er && !strcmp(rows[i].pids, s->ph_pids))) ++i;
+            if (i == nr) {
+                if (nr == sizeof rows / sizeof *rows) { more++; continue; }
+                rows[nr] = (struct phase_row){ s->ph_tag, s->ph_n, s->ph_es, s->ph_er,
+                    s->ph_pids, 0, 0, 0 };
+                nr++;
+            }
+            const double t = s->t1 - s->t0;
+            rows[i].records++;
+            rows[i].time += t;
+            if (t > rows[i].tmax) rows[i].tmax = t;
+        }
+    }
+    if (!nr) return;
+    char a[32], b[48], c[32], d[32];
+    fprintf(f, "  LPF phases (tagged and zero-cost syncs, every process's):\n");
+    fprintf(f, "    %-6s %-24s %-16s %9s %11s %11s\n", "tag", "processes", "expected s/r",
+            "syncs", "mean sync", "max sync");
+    for (size_t i = 0; i < nr; ++i) {
+        const struct phase_row *r = &rows[i];
+        if (r->tag == UINT32_MAX) snprintf(a, sizeof a, "-");
+        else snprintf(a, sizeof a, "%u", r->tag);
+        if (r->es || r->er) snprintf(b, sizeof b, "%llu/%llu", (unsigned long long)r->es,
+                (unsigned long long)r->er);
+        else snprintf(b, sizeof b, "(tagged)");
+        fprintf(f, "    %-6s %-24s %-16s %9zu %11s %11s\n", a, r->pids, b,
+                r->records / (r->n ? r->n : 1),
+                pf_fmt_time(c, sizeof c, r->records ? r->time / (double)r->records : 0),
+                pf_fmt_time(d, sizeof d, r->tmax));
+    }
+    if (more) fprintf(f, "    (%zu records of further phases not shown)\n", more);
+}
+
 static void section_summary(FILE *f, const struct pf_section *S)
 {
     char a[32], b[32], c[32], d[32], e[32];
@@ -101,6 +156,7 @@ static void section_summary(FILE *f, const struct pf_section *S)
     fprintf(f, "  predicted with the recorded g, l (sum of max computation + g*h + l): %s "
             "(measured %s, %+.0f%%)\n", pf_fmt_time(a, sizeof a, S->pred), pf_fmt_time(b, sizeof b, S->total),
             S->total > 0 ? 100.0 * (S->pred - S->total) / S->total : 0.0);
+    phases_table(f, S);
     if (!S->nsteps) return;
     layers_line(f, S);
     size_t idx[10];
