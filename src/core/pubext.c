@@ -59,6 +59,10 @@ void sstep_ext_free(struct sstep_ctx *ctx)
         free(d->msgs);
         free(d);
     }
+    if (x->spare) {
+        free(x->spare->msgs);
+        free(x->spare);
+    }
     /* scopes still open: their queues and staging */
     for (size_t i = 0; i < x->depth; ++i) {
         free_queue(&x->scopes[i].q);
@@ -230,13 +234,21 @@ int sstep_deliver(struct sstep_ctx *ctx, struct sstep_stamp s, int kind,
             info->peer_kind = (int)b->kind;
         }
     }
-    struct sstep_delivery *d = calloc(1, sizeof *d);
-    struct sstep_msg *msgs = malloc((n ? n : 1) * sizeof *msgs);
-    if (!d || !msgs) {
-        free(d);
-        free(msgs);
-        for (struct sstep_batch *b = sorted, *nb; b; b = nb) { nb = b->next; free(b); }
-        return -1;
+    struct sstep_delivery *d = x->spare;
+    struct sstep_msg *msgs = NULL;
+    if (d && d->cap >= n) {
+        x->spare = NULL;
+        msgs = d->msgs;
+    } else {
+        d = calloc(1, sizeof *d);
+        msgs = malloc((n ? n : 1) * sizeof *msgs);
+        if (!d || !msgs) {
+            free(d);
+            free(msgs);
+            for (struct sstep_batch *b = sorted, *nb; b; b = nb) { nb = b->next; free(b); }
+            return -1;
+        }
+        d->cap = n ? n : 1;
     }
     size_t k = 0;
     for (struct sstep_batch *b = sorted; b; b = b->next) {
@@ -285,6 +297,10 @@ void sstep_inbox_release(lpf_t c, struct sstep_stamp stamp)
         for (struct sstep_batch *b = d->batches, *nb; b; b = nb) {
             nb = b->next;
             free(b);
+        }
+        if (!x->spare && d->cap <= 64) {
+            x->spare = d;
+            return;
         }
         free(d->msgs);
         free(d);

@@ -48,7 +48,7 @@ struct sstep_mailbox {
 struct sstep_delivery {
     struct sstep_delivery *next;
     struct sstep_stamp stamp;
-    size_t n;
+    size_t n, cap;               /* messages, and room in msgs */
     struct sstep_msg *msgs;
     struct sstep_batch *batches;
 };
@@ -62,6 +62,7 @@ struct sstep_scope {
 struct sstep_ext {
     struct sstep_mailbox mbox;
     struct sstep_delivery *deliv;
+    struct sstep_delivery *spare;   /* a released delivery, kept for the next */
     struct sstep_scope *scopes;
     size_t depth, cap;
     struct sstep_queue *qpool;   /* empty queues for scopes */

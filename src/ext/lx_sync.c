@@ -118,11 +118,16 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, const lpf_pid_t *membe
     /* the other puts become stamped messages */
     const size_t nremote = np - nself;
     lpf_pid_t nt = q->ntouched;
-    lpf_pid_t *dst = NULL;
-    uint32_t *head = NULL;
+    lpf_pid_t *dst = NULL, dst_few[16];
+    uint32_t *head = NULL, head_few[16];
     if (nremote) {
-        dst = malloc(nt * sizeof *dst);
-        head = malloc(nt * sizeof *head);
+        if (nt <= 16) {
+            dst = dst_few;
+            head = head_few;
+        } else {
+            dst = malloc(nt * sizeof *dst);
+            head = malloc(nt * sizeof *head);
+        }
         if (!dst || !head || (q->n + nremote > q->alloc && sstep_queue_grow(ctx, q->n + nremote)))
             sstep_fatal(ctx, prim, "out of memory");
     }
@@ -149,8 +154,10 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, const lpf_pid_t *membe
                 if (r.size) memcpy(m + sizeof h, r.local, r.size);
                 sstep_enqueue(ctx, SSTEP_MSG, dst[k], m, 0, 0, sizeof h + r.size);
             }
-        free(dst);
-        free(head);
+        if (dst != dst_few) {
+            free(dst);
+            free(head);
+        }
     }
     const size_t expect = er - ng - nself;
     struct sstep_sync_info info;
