@@ -303,6 +303,7 @@ static int cells_drain(struct sstep_ctx *ctx)
 {
     struct pt_range *r = pt_x_range(ctx);
     int got = 0;
+    if (!r->cells) return 0;   /* a later section of this context, without cells */
     for (lpf_pid_t q = 0; q < r->P; ++q)
         if (q != ctx->pid) got |= cells_take(r, ctx, q);
     return got;
