@@ -19,7 +19,8 @@
  * sections) */
 static inline int lx_no_range(const struct sstep_ctx *ctx)
 {
-    return ctx->engine->sync_range == NULL || strcmp(ctx->engine->name, "hybrid") == 0;
+    const char *e = ctx->engine->name;
+    return ctx->engine->sync_range == NULL || (e[0] == 'h' && strcmp(e, "hybrid") == 0);
 }
 
 enum { LX_ATTR_FREE = 0, LX_ATTR_MSG = 1, LX_ATTR_SYNC = 2,

@@ -563,6 +563,12 @@ int pt_x_wait(struct sstep_ctx *ctx, int (*pred)(void *, uint64_t), void *arg)
     int r = pred(arg, 0);
     if (r) return r;
     int spin = atomic_load_explicit(&pt_live_procs, memory_order_relaxed) <= sstep_online_cores();
+    /* a peer that is about to arrive is seen without a clock read first */
+    if (spin)
+        for (unsigned i = 0; i < 64; ++i) {
+            sstep_cpu_relax();
+            if ((r = pred(arg, 0))) return r;
+        }
     uint64_t t0 = sstep_now_ns();
     if (spin) {
         for (unsigned i = 1;; ++i) {
