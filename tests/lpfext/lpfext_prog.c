@@ -381,6 +381,16 @@ static void case_tagset(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
         OK(lpf_sync(ctx, k % 2 ? za : sa));
         CHECK(box[0] == k * 100 + pv);
     }
+    /* tagged syncs where only some processes put: the others' earlier
+     * puts are not applied again */
+    for (uint64_t k = 31; k <= 50; ++k) {
+        mine = k * 100 + s;
+        const uint64_t before = box[0];
+        if ((k + s / 2) % 3 == 0) OK(lpf_put(ctx, ms, 0, nx, bs, 0, 8, ma));
+        box[1] = 0;
+        OK(lpf_sync(ctx, sa));
+        CHECK(box[0] == ((k + pv / 2) % 3 == 0 ? k * 100 + pv : before));
+    }
     OK(lpf_zero_destroy_sattr(ctx, za));
     OK(lpf_tag_destroy_mattr(ctx, ma));
     OK(lpf_tag_destroy_sattr(ctx, sa));

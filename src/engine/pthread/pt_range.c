@@ -690,10 +690,10 @@ static int barrier_pairs(struct waitst *w, uint32_t phase, uint64_t flags, uint6
         atomic_store_explicit(&sl->step, w->s.step, memory_order_relaxed);
         atomic_store_explicit(&sl->tag, tagv, memory_order_relaxed);
         atomic_store_explicit(&sl->check, check, memory_order_relaxed);
-        if (puts) {
-            if (puts->peers[q].head[SSTEP_PUT] != SSTEP_NIL) inl_pack(puts, q, sl);
-            else sl->used = 0;
-        }
+        /* (a line without puts says so: the reader of a phase 0 whose
+         * puts all fit applies every member's line) */
+        if (puts && puts->peers[q].head[SSTEP_PUT] != SSTEP_NIL) inl_pack(puts, q, sl);
+        else sl->used = 0;
         atomic_store_explicit(&sl->seq, k, memory_order_release);
     }
     bump_events(r, me);
