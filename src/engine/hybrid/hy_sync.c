@@ -185,6 +185,7 @@ static void hy_release(struct hy_rank *rk)
  * a leader that did not start us may free it */
 void hy_leave(struct hy_rank *rk, struct hy_thread *me)
 {
+    hy_range_depart(rk, me);
     atomic_store_explicit(&me->gone, 1, memory_order_release);
     atomic_fetch_add_explicit(&rk->seq, 1, memory_order_release);
     syscall(SYS_futex, (uint32_t *)&rk->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -409,15 +410,23 @@ static lpf_err_t hy_between_ranks(struct hy_rank *rk, uint64_t check, struct sst
     const lpf_pid_t T = rk->T;
     int regs = 0;
     size_t n = 0;
+    uint64_t rsteps = 0;
     for (lpf_pid_t t = 0; t < rk->nt; ++t) {
         const struct sstep_ctx *c = rk->th[t].ctx;
         regs |= c->pending_globals != 0;
+        rsteps += c->range_steps;
         for (lpf_pid_t i = 0; i < c->q.ntouched; ++i) {
             lpf_pid_t p = c->q.touched[i];
             if (in_rank(rk, p)) continue;
             const struct sstep_peer_lists *pl = &c->q.peers[p];
             n += pl->count[SSTEP_PUT] + pl->count[SSTEP_GET] + pl->count[SSTEP_MSG];
         }
+    }
+    /* registrations that PUB's range syncs (hy_range.c) activated: the
+     * mirror follows them too */
+    if (rsteps != rk->mirror_rsteps) {
+        regs = 1;
+        rk->mirror_rsteps = rsteps;
     }
     if (regs && hy_mirror(rk)) return LPF_ERR_OUT_OF_MEMORY;
     if (n && R->q.n + n > R->q.alloc && sstep_queue_grow(R, R->q.n + n))
