@@ -396,7 +396,7 @@ static void bsp_bench(void)
         /* pid 0 reads pid 1's registered area while pid 1 waits in the
          * next sync; MPI_Get in a passive-target epoch on the same memory,
          * and memcpy of the same bytes, in the same run */
-        const size_t maxb = (size_t)1 << 20, sizes[] = { 8, 4096, 65536, (size_t)1 << 20 };
+        const size_t maxb = (size_t)1 << 20, sizes[] = { 8, 4096, 16384, 65536, 262144, (size_t)1 << 20 };
         char *area = malloc(maxb), *dst = malloc(maxb);
         memset(area, (int)s + 1, maxb);
         bsp_push_reg(area, maxb);
@@ -408,7 +408,7 @@ static void bsp_bench(void)
         const int hosts = world_hosts(), cma = direct_get_by_cma(hosts);
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; ++z) {
             const size_t b = sizes[z];
-            const int k = b <= 4096 ? 2000 : b <= 65536 ? 500 : 50;
+            const int k = b <= 4096 ? 2000 : b <= 65536 ? 500 : b <= 262144 ? 100 : 50;
             int good = 1;
             for (int r = -1; r < O.reps; ++r) {
                 double l = 0, m = 0, c = 0;
