@@ -41,17 +41,17 @@
 #define SLEEP_NS 10000000L      /* a sleeper re-checks at least this often */
 /* The leader serves other ranks' direct gets while it waits for its
  * threads. It naps 50 us at first, doubling up to SERVE_NAP_MAX_NS (the
- * longest nap of the MPI engine's waits), and after a request it answered
- * it polls without napping for SERVE_HOT_NS (a reader reads in bursts) --
- * only where every thread has a core: beside a computing thread of its
- * rank, sched_yield gives that thread a whole time slice. When the leader
- * looked only every 1 ms, an 8-byte read from a rank whose other thread
- * computed took 2.1-2.4 ms on one host (SUPERSTEP_MPI_SHM=0) and
- * 2.1-8.6 ms across two hosts; now 0.29-0.33 ms and 0.03-0.09 ms
- * (bench/hybrid/bench_hybrid_dget, 2 x 2 on 2 loaded cores). */
+ * longest nap of the MPI engine's waits); after a request it answered it
+ * polls without napping for SERVE_HOT_NS where every thread has a core (a
+ * reader reads in bursts), spinning as the MPI engine's waits do (a
+ * sched_yield beside a computing thread of the rank can hand that thread
+ * whole time slices). When the leader looked only
+ * every 1 ms, an 8-byte read from a rank whose other thread computed took
+ * 2.2-3.3 ms on one host (SUPERSTEP_MPI_SHM=0); now 0.3-0.5 ms
+ * (bench/hybrid/bench_hybrid_dget, 2 x 2 on 2 cores under load 4-5). */
 #define SERVE_NAP_MIN_NS 50000L
 #define SERVE_NAP_MAX_NS 200000L
-#define SERVE_HOT_NS 5000000ull
+#define SERVE_HOT_NS 50000ull
 
 /* ------------------------------------------------------------------ */
 /* Waiting                                                              */
@@ -156,7 +156,7 @@ static int hy_wait(struct hy_rank *rk, struct hy_thread *me, uint64_t b,
             }
         }
         if (served_at && !rk->oversub && sstep_now_ns() - served_at < SERVE_HOT_NS) {
-            sched_yield();
+            sstep_cpu_relax();
         } else {
             uint32_t seq = atomic_load_explicit(&rk->seq, memory_order_acquire);
             atomic_fetch_add_explicit(&rk->sleepers, 1, memory_order_seq_cst);
