@@ -48,7 +48,7 @@
  * whole time slices). When the leader looked only
  * every 1 ms, an 8-byte read from a rank whose other thread computed took
  * 2.2-3.3 ms on one host (SUPERSTEP_MPI_SHM=0); now 0.3-0.5 ms
- * (bench/hybrid/bench_hybrid_dget, 2 x 2 on 2 cores under load 4-5). */
+ * (bench/hybrid/bench_hybrid_dget.c, 2 x 2 on 2 cores under load 4-5). */
 #define SERVE_NAP_MIN_NS 50000L
 #define SERVE_NAP_MAX_NS 200000L
 #define SERVE_HOT_NS 50000ull
