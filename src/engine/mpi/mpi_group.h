@@ -34,7 +34,7 @@ enum { T_RANGE = 30 };
 
 struct dgreq {
     uint32_t slot;
-    uint32_t pad_;
+    uint32_t piece;    /* 0: the reply in one message; else in pieces of this size */
     uint64_t off;
     uint64_t size;
 };
