@@ -14,6 +14,13 @@
                   with --mpi4py: comm.Alltoall on the same NumPy buffers
   allreduce       ctx.allreduce of 1 Mi doubles (sum; new result, out=); with --mpi4py:
                   comm.Allreduce
+  collectives     every collective on float64 arrays of 64 KiB and 1 MiB per
+                  process (broadcast: root's array; gather, allgather, reduce,
+                  allreduce: each process's argument; scatter: each process's
+                  row; alltoall: each process's argument, p blocks), the plain
+                  call (a new result) and with out= (the result array reused);
+                  with --mpi4py: the same NumPy buffers through comm.Bcast,
+                  Gather, Allgather, Scatter, Alltoall, Reduce, Allreduce
 """
 import argparse
 import json
@@ -27,6 +34,7 @@ ap.add_argument("--p", type=int, default=2)
 ap.add_argument("--only", default=None)
 ap.add_argument("--mpi4py", action="store_true")
 ap.add_argument("--reps", type=int, default=0)
+ap.add_argument("--coll", default=None, help="collectives: only these (comma-separated)")
 opt = ap.parse_args()
 
 
@@ -140,4 +148,68 @@ def bench(ctx):
         emit(ctx, **row)
 
 
-superstep.run(bench, p=None if superstep.engine() == "mpi" else opt.p)
+def bench_collectives(ctx, comm):
+    p, me = ctx.nprocs, ctx.pid
+    for b in (64 << 10, 1 << 20):
+        n = b // 8
+        reps = 40 if b < 1 << 20 else 10
+        a = np.full(n, float(me + 1))
+        big = np.full((p, n), float(me + 1))          # scatter's root argument
+        tot = np.empty(p * n)
+        sq = np.full((p, n // p), float(me))           # alltoall
+        r_g = np.empty((p, n))
+        r_a = np.empty_like(sq)
+        r_1 = np.empty(n)
+        cases = [
+            ("broadcast", lambda: ctx.broadcast(a), None,
+             (lambda: comm.Bcast(a, root=0)) if comm else None),
+            ("gather", lambda: ctx.gather(a), lambda: ctx.gather(a, out=r_g),
+             (lambda: comm.Gather(a, r_g, root=0)) if comm else None),
+            ("allgather", lambda: ctx.allgather(a), lambda: ctx.allgather(a, out=r_g),
+             (lambda: comm.Allgather(a, r_g)) if comm else None),
+            ("scatter", lambda: ctx.scatter(big), lambda: ctx.scatter(big, out=r_1),
+             (lambda: comm.Scatter(big, r_1, root=0)) if comm else None),
+            ("alltoall", lambda: ctx.alltoall(sq), lambda: ctx.alltoall(sq, out=r_a),
+             (lambda: comm.Alltoall(sq, r_a)) if comm else None),
+            ("reduce", lambda: ctx.reduce(a), lambda: ctx.reduce(a, out=r_1),
+             (lambda: comm.Reduce(a, r_1, root=0)) if comm else None),
+            ("allreduce", lambda: ctx.allreduce(a), lambda: ctx.allreduce(a, out=r_1),
+             (lambda: comm.Allreduce(a, r_1)) if comm else None),
+        ]
+        for name, plain, with_out, mpi in cases:
+            if opt.coll and name not in opt.coll.split(","):
+                continue
+            plain()
+            row = dict(bench="collective", op=name, bytes_per_process=b,
+                       ctx_us=round(median_batches(ctx, plain, reps, 7) * 1e6, 1))
+            if with_out is not None:
+                try:
+                    with_out()
+                except TypeError:       # a superstep without this out=
+                    with_out = None
+            if with_out is not None:
+                row["ctx_out_us"] = round(median_batches(ctx, with_out, reps, 7) * 1e6, 1)
+            if mpi is not None:
+                mpi()
+                ts = []
+                for _ in range(7):
+                    comm.Barrier()
+                    t = time.perf_counter()
+                    for _ in range(reps):
+                        mpi()
+                    ts.append((time.perf_counter() - t) / reps)
+                row["mpi4py_us"] = round(float(np.median(ts)) * 1e6, 1)
+            emit(ctx, **row)
+
+
+def bench_all(ctx):
+    bench(ctx)
+    if want("collectives"):
+        comm = None
+        if opt.mpi4py:
+            from mpi4py import MPI
+            comm = MPI.COMM_WORLD
+        bench_collectives(ctx, comm)
+
+
+superstep.run(bench_all, p=None if superstep.engine() == "mpi" else opt.p)

@@ -260,7 +260,7 @@ cdef class Machine:
 # ---------------------------------------------------------------------------
 
 cdef enum:
-    META = 8          # int64 per process in the registration table
+    META = 16         # int64 per process in the registration table
     BIG = 16384       # in checked mode, put/get of this many bytes and more release the GIL
 
 cdef str _dtype_name(int64_t num, int64_t itemsize):
@@ -299,6 +299,12 @@ cdef class Context:
     cdef dict _named          # global slot index -> (array, what registered it)
     cdef object _scr          # scratch memory of the reductions, kept between calls
     cdef long long _npersist  # persistent collectives made so far (their keys)
+    cdef object _gbuf         # the collective buffer (_fast.pxi), registered globally
+    cdef lpf_memslot_t _gbuf_h
+    cdef size_t _gcap         # its size: the same on every process
+    cdef lpf_memslot_t _afh   # the frame registered by a collective's first superstep
+    cdef list _allmem         # [0, 1, .., nprocs-1]
+    cdef dict _chkc           # the collectives' argument hashes over every process
 
     # ---- life cycle -------------------------------------------------------
 
@@ -320,6 +326,10 @@ cdef class Context:
         self._nregs = 0
         self._nregs_peak = 0
         self._npersist = 0
+        self._gbuf = None
+        self._gcap = 0
+        self._allmem = None
+        self._chkc = {}
         self._valid = True
         self._failed = False
         self._checked = _CHECKED
@@ -347,6 +357,7 @@ cdef class Context:
         self._inbox = None
         self._named = None
         self._scr = None
+        self._gbuf = None
         self._outq = None
 
     cdef object _scratch(self, object dtype, tuple shape):
@@ -557,6 +568,11 @@ cdef class Context:
 
     def __repr__(self):
         return "<superstep.Context pid %d of %d>" % (self.pid, self.nprocs)
+
+    def _registrations(self):
+        """(for tests) live registrations of this process and the size of its
+        collective buffer in bytes."""
+        return {"live": self._nregs, "collective_buffer": self._gcap}
 
     # ---- registration -----------------------------------------------------
 
@@ -866,11 +882,12 @@ cdef class Context:
         of the same shape (or a list) whose item k came from member k."""
         return _alltoall(self, a, procs, out)
 
-    def scatter(self, a, root=0, procs=None):
+    def scatter(self, a, root=0, procs=None, out=None):
         """Collective: root passes an array of shape (len(procs), ...) or a
         sequence of len(procs) picklable objects; member k gets item k (a
-        copy). The others' `a` is ignored; non-members get None."""
-        return _scatter(self, a, root, procs)
+        copy; into out= when given and the item is an array of its shape and
+        dtype). The others' `a` is ignored; non-members get None."""
+        return _scatter(self, a, root, procs, out)
 
     def reduce(self, a, op="sum", root=0, procs=None, out=None):
         """Collective: root gets op folded over the members' values (in member
@@ -905,6 +922,7 @@ cdef class Context:
 
 include "_frames.pxi"
 include "_report.pxi"
+include "_fast.pxi"
 include "_coll.pxi"
 include "_apps.pxi"
 include "_persist.pxi"

@@ -44,6 +44,14 @@ def test_mpi_every_call(n):
         assert "OK rank %d of %d: 'ok' %d" % (rank, n, rank * 10) in r.stdout
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_mpi_collective_buffer(n):
+    r = mpirun(n, "cache")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in range(n):
+        assert "CACHE rank %d of %d: cached ok" % (rank, n) in r.stdout, r.stdout + r.stderr
+
+
 def test_mpi_exception_ends_the_job():
     r = mpirun(3, "raise")
     assert r.returncode != 0
