@@ -24,17 +24,22 @@ cdef enum:
     M_FAILED = 4
 
 _NUMBERS = (bool, int, float, complex, np.number, np.bool_)
+_TWO_MIN = 262144     # allreduce in two phases from this many bytes
 _PYOPS = {"sum": operator.add, "prod": operator.mul, "min": min, "max": max}
 
 
-cdef object _empty():
-    return np.empty(0, dtype=np.uint8)
+_E0 = np.empty(0, dtype=np.uint8)
+
+
+cdef inline object _empty():
+    """A zero-size array (one for all: nothing is ever written into it)."""
+    return _E0
 
 
 cdef object _plain(object a, bint numbers):
     """a as a C-contiguous array of plain data, or None when it travels as an object."""
-    if isinstance(a, np.ndarray):
-        if (<cnp.ndarray>a).dtype.hasobject:
+    if cnp.PyArray_Check(a):
+        if cnp.PyDataType_FLAGS((<cnp.ndarray>a).descr) & 1:     # NPY_ITEM_HASOBJECT
             return None
         if cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a):
             return a
@@ -241,10 +246,19 @@ cdef object _broadcast(Context self, object a, object root, object procs):
     cdef int64_t chk = _chk(self, 1, procs, mem, root, None)
     if mode == M_ARRAY:
         nb = (<cnp.ndarray>src).nbytes
-    if _a_begin(self, prim, frame, src if mode == M_ARRAY else None, chk, mode, nb,
-                len(mem)) and self.pid == root:
-        _bcast_puts(self, src, mem, nb)
-    _a_end(self, prim)
+    cdef bint send = _a_begin(self, prim, frame, src if mode == M_ARRAY else None, chk, mode,
+                              nb, len(mem))
+    cdef sstep_py_post po
+    cdef sstep_py_post *pp = NULL
+    if send:
+        if self.pid == root:
+            _bcast_puts(self, src, mem, nb)
+        if procs is None:
+            if self.pid != root:
+                _cp(self, 0, _data(<cnp.ndarray>src), _gdata(self), nb)
+            pp = _post(self, &po, chk, 0 if self.pid == root else 1)
+    if _a_end(self, prim, pp):
+        return a
     if mode == M_ARRAY and _fast_ok(self, mem, chk):
         if me >= 0 and self.pid != root and nb:
             memcpy(_data(<cnp.ndarray>src), _gdata(self), nb)
@@ -291,6 +305,32 @@ cdef object _broadcast(Context self, object a, object root, object procs):
 
 
 # ---------------------------------------------------------------- gather, allgather
+
+cdef object _out_like(Context self, str prim, object out, object src, Py_ssize_t lead):
+    """_out_arg for a result of src's dtype and shape, or of shape (lead,) +
+    src's shape when lead >= 0: the usual case checked in C."""
+    cdef cnp.ndarray s = <cnp.ndarray>src
+    cdef cnp.ndarray o
+    cdef int nd = cnp.PyArray_NDIM(s), k, d = 1 if lead >= 0 else 0
+    cdef cnp.npy_intp *sd = cnp.PyArray_DIMS(s)
+    cdef cnp.npy_intp *od
+    if out is None:
+        return np.empty(((lead,) + src.shape) if lead >= 0 else src.shape, dtype=src.dtype)
+    if cnp.PyArray_Check(out):
+        o = <cnp.ndarray>out
+        if (cnp.PyArray_NDIM(o) == nd + d and cnp.PyArray_IS_C_CONTIGUOUS(o)
+                and cnp.PyArray_ISWRITEABLE(o) and cnp.PyArray_EquivTypes(o.descr, s.descr)
+                and not (cnp.PyDataType_FLAGS(o.descr) & 1) and not _overlap(o, s)):
+            od = cnp.PyArray_DIMS(o)
+            if d == 0 or od[0] == lead:
+                for k in range(nd):
+                    if od[k + d] != sd[k]:
+                        break
+                else:
+                    return out
+    return _out_arg(self, prim, out, ((lead,) + src.shape) if lead >= 0 else src.shape,
+                    src.dtype, src)
+
 
 cdef object _out_arg(Context self, str prim, object out, tuple shape, object dtype,
                      object src):
@@ -365,19 +405,31 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
                 mode = M_SCALAR
         receives = me >= 0 and (to_all or self.pid == root)
         if receives and mode != M_OBJECT:
-            out = _out_arg(self, prim, outarg, (P,) + src.shape, src.dtype, src)
+            out = _out_like(self, prim, outarg, src, P)
     except Exception:
         _a_fail(self, prim)
         raise
     cdef int64_t chk = _chk(self, 3 if to_all else 2, procs, mem, root, None)
     if me >= 0 and mode != M_OBJECT:
         nb = (<cnp.ndarray>src).nbytes
-    if _a_begin(self, prim, frame, src if mode != M_OBJECT else None, chk, mode, P * nb,
-                P) and me >= 0:
-        _gather_puts(self, src, mem, root, ume, nb, to_all)
-    _a_end(self, prim)
+    cdef bint send = _a_begin(self, prim, frame, src if mode != M_OBJECT else None, chk, mode,
+                              P * nb, P)
     cdef char *o
     cdef char *g
+    cdef sstep_py_post po
+    cdef sstep_py_post *pp = NULL
+    if send and me >= 0:
+        _gather_puts(self, src, mem, root, ume, nb, to_all)
+        if procs is None:
+            if receives:
+                o = _data(<cnp.ndarray>out)
+                g = _gdata(self)
+                for k in range(P):
+                    _cp(self, k, o + k * nb,
+                        _data(<cnp.ndarray>src) if k == ume else g + k * nb, nb)
+            pp = _post(self, &po, chk, P if receives else 0)
+    if _a_end(self, prim, pp):
+        return out if receives else None
     cdef int how = M_ARRAY
     if mode == M_OBJECT or not _fast_ok(self, mem, chk):
         table = _a_table(self)
@@ -519,7 +571,7 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
                 raise ValueError("%s: the array's first dimension must be len(procs) = %d, "
                                  "shape is %s" % (self._who(prim), P, src.shape))
             else:
-                out = _out_arg(self, prim, outarg, src.shape, src.dtype, src)
+                out = _out_like(self, prim, outarg, src, -1)
     except Exception:
         _a_fail(self, prim)
         raise
@@ -527,12 +579,23 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
     if me >= 0 and mode == M_ARRAY:
         nb = (<cnp.ndarray>src).nbytes
         blk = nb // P
-    if _a_begin(self, prim, frame, src if mode == M_ARRAY else None, chk, mode, nb, P) \
-            and me >= 0:
-        _a2a_puts(self, src, mem, ume, blk)
-    _a_end(self, prim)
+    cdef bint send = _a_begin(self, prim, frame, src if mode == M_ARRAY else None, chk, mode,
+                              nb, P)
     cdef char *o
     cdef char *g
+    cdef sstep_py_post po
+    cdef sstep_py_post *pp = NULL
+    if send and me >= 0:
+        _a2a_puts(self, src, mem, ume, blk)
+        if procs is None:
+            o = _data(<cnp.ndarray>out)
+            g = _gdata(self)
+            for k in range(P):
+                _cp(self, k, o + k * blk,
+                    (_data(<cnp.ndarray>src) if k == ume else g) + k * blk, blk)
+            pp = _post(self, &po, chk, P)
+    if _a_end(self, prim, pp):
+        return out
     cdef int how = M_ARRAY
     if mode == M_OBJECT or not _fast_ok(self, mem, chk):
         table = _a_table(self)
@@ -729,9 +792,9 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
                 nb = n * isz
         active = me >= 0 and (all_ or self.pid == root)
         two = (all_ and me >= 0 and mode != M_OBJECT and isinstance(op, str) and P > 1
-               and n >= P and nb >= 65536)
+               and n >= P and nb >= _TWO_MIN)
         if active and mode != M_OBJECT and outarg is not None:
-            out = _out_arg(self, prim, outarg, src.shape, src.dtype, src)
+            out = _out_like(self, prim, outarg, src, -1)
     except Exception:
         _a_fail(self, prim)
         raise
@@ -743,15 +806,19 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
         need = P * nb
     cdef bint send = _a_begin(self, prim, frame, src if mode != M_OBJECT else None, chk, mode,
                               need, P, None, two)
+    cdef sstep_py_post po
+    cdef sstep_py_post *pp = NULL
     if send and me >= 0:
         _reduce_puts(self, src, mem, root, ume, n, isz, all_, two)
-    _a_end(self, prim)
+        if procs is None:
+            pp = _post(self, &po, chk, 0)
+    cdef bint done = _a_end(self, prim, pp)
     cdef size_t lo, hi, ln, klo, khi
     cdef lpf_memslot_t h
     cdef int how = M_ARRAY
-    cdef bint two_all = (<int64_t *>cnp.PyArray_DATA(self._meta))[
+    cdef bint two_all = two if done else (<int64_t *>cnp.PyArray_DATA(self._meta))[
         <size_t>mem[0] * META + C_FLAG] != 0
-    if mode == M_OBJECT or not _fast_ok(self, mem, chk):
+    if not done and (mode == M_OBJECT or not _fast_ok(self, mem, chk)):
         table = _a_table(self)
         how = _a_check(self, prim, table, mem)
         if how == M_ARRAY:

@@ -99,7 +99,18 @@ cdef extern from "sstep_py.h" nogil:
     void sstep_py_install_hook()
     const sstep_py_report *sstep_py_last_report()
     lpf_err_t sstep_py_sync(lpf_t ctx, int guarded)
-    lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
+    cdef struct sstep_py_copy:
+        char *dst
+        const char *src
+        size_t n
+    cdef struct sstep_py_post:
+        const int64_t *table
+        unsigned nprocs, meta
+        int64_t chk
+        const sstep_py_copy *cp
+        size_t ncp
+        int ok
+    lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin, sstep_py_post *po)
     void sstep_py_enter()
     void sstep_py_leave()
     void sstep_layer_step(lpf_t ctx)
@@ -305,6 +316,8 @@ cdef class Context:
     cdef lpf_memslot_t _afh   # the frame registered by a collective's first superstep
     cdef list _allmem         # [0, 1, .., nprocs-1]
     cdef dict _chkc           # the collectives' argument hashes over every process
+    cdef object _cpbuf        # memory of _cps
+    cdef sstep_py_copy *_cps  # a collective's copies after its sync (nprocs + 1)
 
     # ---- life cycle -------------------------------------------------------
 
@@ -330,6 +343,8 @@ cdef class Context:
         self._gcap = 0
         self._allmem = None
         self._chkc = {}
+        self._cpbuf = np.zeros((p + 1) * sizeof(sstep_py_copy), dtype=np.uint8)
+        self._cps = <sstep_py_copy *>cnp.PyArray_DATA(<cnp.ndarray>self._cpbuf)
         self._valid = True
         self._failed = False
         self._checked = _CHECKED
@@ -351,6 +366,8 @@ cdef class Context:
         self._lowsync("ctx.setup")
 
     cdef _drop(self):
+        self._cps = NULL
+        self._cpbuf = None
         self._tmp = None
         self._keep = None
         self._deferred = None
@@ -411,7 +428,7 @@ cdef class Context:
         sstep_layer_step(self._ctx)
         self._lsteps += 1
 
-    cdef int _lowsync(self, str prim) except -1:
+    cdef int _lowsync(self, str prim, sstep_py_post *po=NULL) except -1:
         cdef lpf_err_t rc
         cdef size_t want
         cdef lpf_memslot_t h
@@ -430,7 +447,7 @@ cdef class Context:
         cdef int guarded = 1      # a fatal report of the library becomes a BSPError
         # spin for the GIL only when every process has a core of its own
         rc = sstep_py_sync_gil(self._ctx, guarded,
-                               not self._run.mpi and 1 < self.nprocs <= _NCORES)
+                               not self._run.mpi and 1 < self.nprocs <= _NCORES, po)
         self._step += 1
         self._nissued = 0
         if rc != LPF_SUCCESS:

@@ -98,15 +98,40 @@ cdef bint _a_begin(Context self, str prim, object frame, object arr, int64_t chk
     return send
 
 
-cdef int _a_end(Context self, str prim) except -1:
-    """The sync of a collective's first superstep. The frame stays registered
-    (_a_drop or _a_slot); the table is read by _fast_ok or _a_table."""
+cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL) except -1:
+    """The sync of a collective's first superstep. With po (a call over
+    every process whose data were sent): returns 1 when sstep_py_sync_gil
+    found the call complete and made po's copies (the table is then
+    cleared, the frame dropped). Else 0: the frame stays registered
+    (_a_drop or _a_slot) and the table is read by _fast_ok or _a_table."""
     try:
-        self._lowsync(prim)
+        self._lowsync(prim, po)
     except BaseException:
         self._deferred.append((self._afh, None))
         raise
+    if po != NULL and po.ok:
+        memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
+        _a_drop(self)
+        return 1
     return 0
+
+
+cdef inline sstep_py_post *_post(Context self, sstep_py_post *po, int64_t chk, size_t ncp):
+    """po for _a_end, with ncp copies in self._cps (the caller fills them)."""
+    po.table = <int64_t *>cnp.PyArray_DATA(self._meta)
+    po.nprocs = self.nprocs
+    po.meta = META
+    po.chk = chk
+    po.cp = self._cps
+    po.ncp = ncp
+    po.ok = 0
+    return po
+
+
+cdef inline void _cp(Context self, size_t i, char *dst, const char *src, size_t n) noexcept:
+    self._cps[i].dst = dst
+    self._cps[i].src = src
+    self._cps[i].n = n
 
 
 cdef object _a_table(Context self):

@@ -97,7 +97,7 @@ def mismatches(ctx):
 def subsets(ctx):
     p, me = ctx.nprocs, ctx.pid
     procs = [0, p - 1] if p > 1 else [0]
-    a = np.full(20000, float(me))
+    a = np.full(40000, float(me))
     r = ctx.allreduce(a, procs=procs)           # two phases, non-members in step
     if me in procs:
         assert (r == sum(procs)).all()

@@ -25,7 +25,7 @@ def test_one_superstep_per_collective_on_arrays():
     def spmd(ctx):
         a = np.ones((ctx.nprocs, 1000))
         ctx.alltoall(a)
-        ctx.allreduce(np.ones(20000))
+        ctx.allreduce(np.ones(40000))
         steps = []
         for call in (lambda: ctx.alltoall(a), lambda: ctx.allgather(a[0]),
                      lambda: ctx.broadcast(a[0]), lambda: ctx.gather(a[0]),
@@ -34,7 +34,7 @@ def test_one_superstep_per_collective_on_arrays():
             call()
             steps.append(ctx.step - s)
         s = ctx.step
-        ctx.allreduce(np.ones(20000))           # two phases: two supersteps
+        ctx.allreduce(np.ones(40000))           # two phases: two supersteps
         steps.append(ctx.step - s)
         return steps
     assert superstep.run(spmd, p=3) == [1, 1, 1, 1, 1, 1, 2]
