@@ -246,8 +246,9 @@ cdef object _broadcast(Context self, object a, object root, object procs):
     cdef int64_t chk = _chk(self, 1, procs, mem, root, None)
     if mode == M_ARRAY:
         nb = (<cnp.ndarray>src).nbytes
-    cdef bint send = _a_begin(self, prim, frame, src if mode == M_ARRAY else None, chk, mode,
-                              nb, len(mem))
+    cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
+                              src if mode == M_ARRAY else None, chk, mode, nb, len(mem),
+                              None, 0, None, nb >= BIG_COPY)
     cdef sstep_py_post po
     cdef sstep_py_post *pp = NULL
     if send:
@@ -272,6 +273,17 @@ cdef object _broadcast(Context self, object a, object root, object procs):
         _a_check(self, prim, table, [root])      # the checks only
         how = M_OBJECT
     if how == M_ARRAY:
+        if <size_t>table[root][C_NBYTES] >= BIG_COPY:
+            # large: straight from root's array into the members' (registered
+            # by the first superstep)
+            if me >= 0 and self.pid != root and nb:
+                self._room(prim, 1, 0)
+                lpf_get(self._ctx, <lpf_pid_t>root, self._afh, 0, self._afh, 0, nb,
+                        LPF_MSG_DEFAULT)
+                self._nissued += 1
+            self._lowsync(prim)
+            _a_drop(self)
+            return a if me >= 0 else None
         _a_drop(self)
         if not _all_sent(table):
             _grow(self, prim, table)
@@ -412,8 +424,9 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
     cdef int64_t chk = _chk(self, 3 if to_all else 2, procs, mem, root, None)
     if me >= 0 and mode != M_OBJECT:
         nb = (<cnp.ndarray>src).nbytes
-    cdef bint send = _a_begin(self, prim, frame, src if mode != M_OBJECT else None, chk, mode,
-                              P * nb, P)
+    cdef bint send = _a_begin(self, prim, frame if mode == M_OBJECT else src,
+                              src if mode != M_OBJECT else None, chk, mode, P * nb, P, None, 0,
+                              out, (P - 1) * nb >= BIG_COPY)
     cdef char *o
     cdef char *g
     cdef sstep_py_post po
@@ -434,6 +447,21 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
     if mode == M_OBJECT or not _fast_ok(self, mem, chk):
         table = _a_table(self)
         how = _a_check(self, prim, table, mem)
+        if how == M_ARRAY and (P - 1) * <size_t>table[mem[0]][C_NBYTES] >= BIG_COPY:
+            # large: straight from the arguments into the results (registered
+            # by the first superstep)
+            if me >= 0 and nb:
+                if receives:
+                    memcpy(_data(<cnp.ndarray>out) + ume * nb, _data(<cnp.ndarray>src), nb)
+                self._room(prim, P, 0)
+                for q in mem:
+                    if q != self.pid and (to_all or q == root):
+                        lpf_put(self._ctx, self._afh, 0, <lpf_pid_t>q, self._afh2, ume * nb, nb,
+                                LPF_MSG_DEFAULT)
+                        self._nissued += 1
+            self._lowsync(prim)
+            _a_drop(self)
+            return out if receives else None
         if how == M_ARRAY:
             _a_drop(self)
             if not _all_sent(table):
@@ -579,8 +607,9 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
     if me >= 0 and mode == M_ARRAY:
         nb = (<cnp.ndarray>src).nbytes
         blk = nb // P
-    cdef bint send = _a_begin(self, prim, frame, src if mode == M_ARRAY else None, chk, mode,
-                              nb, P)
+    cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
+                              src if mode == M_ARRAY else None, chk, mode, nb, P, None, 0, out,
+                              blk * (P - 1) >= BIG_COPY)
     cdef char *o
     cdef char *g
     cdef sstep_py_post po
@@ -600,6 +629,21 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
     if mode == M_OBJECT or not _fast_ok(self, mem, chk):
         table = _a_table(self)
         how = _a_check(self, prim, table, mem)
+        if how == M_ARRAY and (P - 1) * (<size_t>table[mem[0]][C_NBYTES] // P) >= BIG_COPY:
+            # large: straight from the arguments into the results (registered
+            # by the first superstep)
+            if me >= 0 and blk:
+                memcpy(_data(<cnp.ndarray>out) + ume * blk, _data(<cnp.ndarray>src) + ume * blk,
+                       blk)
+                self._room(prim, P, 0)
+                for k in range(P):
+                    if mem[k] != self.pid:
+                        lpf_put(self._ctx, self._afh, k * blk, <lpf_pid_t>mem[k], self._afh2,
+                                ume * blk, blk, LPF_MSG_DEFAULT)
+                self._nissued += P - 1
+            self._lowsync(prim)
+            _a_drop(self)
+            return out if me >= 0 else None
         if how == M_ARRAY:
             _a_drop(self)
             if not _all_sent(table):

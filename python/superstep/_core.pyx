@@ -313,7 +313,8 @@ cdef class Context:
     cdef object _gbuf         # the collective buffer (_fast.pxi), registered globally
     cdef lpf_memslot_t _gbuf_h
     cdef size_t _gcap         # its size: the same on every process
-    cdef lpf_memslot_t _afh   # the frame registered by a collective's first superstep
+    cdef lpf_memslot_t _afh   # the two buffers registered by a collective's first
+    cdef lpf_memslot_t _afh2  # superstep (_fast.pxi)
     cdef list _allmem         # [0, 1, .., nprocs-1]
     cdef dict _chkc           # the collectives' argument hashes over every process
     cdef object _cpbuf        # memory of _cps

@@ -29,6 +29,8 @@
 
 cdef enum:
     G_MIN = 65536      # the collective buffer's smallest size
+    BIG_COPY = 131072  # from this many bytes to copy out of the collective buffer
+                       # per process, the data move between the registered arrays
     SHAPE_MAX = 7      # dimensions of a row's shape in the table (scatter)
 
 # the table's columns in a collective's first superstep
@@ -56,28 +58,38 @@ cdef inline lpf_memslot_t _reg_local(Context self, object a):
 
 
 cdef bint _a_begin(Context self, str prim, object frame, object arr, int64_t chk, int mode,
-                   size_t need, size_t nput, object shape=None, int64_t flag=0) except -1:
-    """A collective's first superstep up to its data: registers `frame`
+                   size_t need, size_t nput, object shape=None, int64_t flag=0,
+                   object second=None, bint big=False) except -1:
+    """A collective's first superstep up to its data: registers `frame` (the
+    pickled object, or the argument) and `second` (the result, or nothing)
     globally, puts this process's row of the table. Returns whether this
     process puts its array data now (into collective buffers of `need`
-    bytes): the caller then issues at most nput puts from _reg_local(arr)."""
+    bytes; never when `big`: large data move in a second superstep between
+    the registered arrays, without the copy out of the collective buffer):
+    the caller then issues at most nput puts from _reg_local(arr)."""
     cdef size_t p = self.nprocs, j
     cdef lpf_pid_t d
     cdef lpf_memslot_t h
     cdef int64_t *mm = <int64_t *>cnp.PyArray_DATA(self._mymeta)
     cdef cnp.ndarray f = <cnp.ndarray>frame
     cdef cnp.ndarray x = <cnp.ndarray>(frame if arr is None else arr)
+    cdef cnp.ndarray f2 = <cnp.ndarray>(_E0 if second is None else second)
     cdef bint send = ((mode == M_ARRAY or mode == M_SCALAR) and self._gbuf is not None
-                      and need <= self._gcap)
-    self._room(prim, p + (nput if send else 0), 2 if send else 1)
+                      and need <= self._gcap and not big)
+    self._room(prim, p + (nput if send else 0), 3 if send else 2)
     lpf_register_global(self._ctx, _data(f), f.nbytes, &h)
     if f.nbytes:
         self._named[(h & 0xffffffff) >> 1] = (frame, prim)
-    self._nregs += 1
+    self._afh = h
+    lpf_register_global(self._ctx, _data(f2), f2.nbytes, &h)
+    if f2.nbytes:
+        self._named[(h & 0xffffffff) >> 1] = (f2, prim)
+    self._afh2 = h
+    self._nregs += 2
     if self._nregs > self._nregs_peak:
         self._nregs_peak = self._nregs
-    self._afh = h
     self._keep.append(frame)
+    self._keep.append(f2)
     memset(mm, 0, META * sizeof(int64_t))
     mm[C_NBYTES] = cnp.PyArray_NBYTES(x)
     mm[C_ITEMSIZE] = cnp.PyArray_ITEMSIZE(x)
@@ -108,6 +120,7 @@ cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL) except -1:
         self._lowsync(prim, po)
     except BaseException:
         self._deferred.append((self._afh, None))
+        self._deferred.append((self._afh2, None))
         raise
     if po != NULL and po.ok:
         memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
@@ -171,13 +184,17 @@ cdef int _a_drop(Context self) except -1:
     """Deregister the first superstep's frame (every process does, in the
     same order: the decision comes from the table)."""
     lpf_deregister(self._ctx, self._afh)
-    self._nregs -= 1
+    lpf_deregister(self._ctx, self._afh2)
+    self._nregs -= 2
     self._nregs_peak = max(self._nregs_peak, self._nregs)
     return 0
 
 
 cdef Slot _a_slot(Context self, object frame, object table):
-    """The first superstep's frame as a Slot (the object path reads it)."""
+    """The first superstep's frame as a Slot (the object path reads it; the
+    second buffer is deregistered now)."""
+    lpf_deregister(self._ctx, self._afh2)
+    self._nregs -= 1
     cdef Slot s = Slot.__new__(Slot)
     s._ctx = self
     s._h = self._afh
