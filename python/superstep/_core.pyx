@@ -478,6 +478,7 @@ cdef class Context:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._tmp)
             self._tmp = []
+        if self._keep:
             self._keep = []
         if self._deferred:
             for h, _ in self._deferred:
@@ -588,9 +589,10 @@ cdef class Context:
         return "<superstep.Context pid %d of %d>" % (self.pid, self.nprocs)
 
     def _registrations(self):
-        """(for tests) live registrations of this process and the size of its
-        collective buffer in bytes."""
-        return {"live": self._nregs, "collective_buffer": self._gcap}
+        """(for tests) live registrations of this process, the size of its
+        collective buffer in bytes, and the arrays kept until the next sync."""
+        return {"live": self._nregs, "collective_buffer": self._gcap,
+                "kept": len(self._keep)}
 
     # ---- registration -----------------------------------------------------
 
@@ -715,17 +717,40 @@ cdef class Context:
         are read from src at the sync (no copy is made now): do not change src
         before it, or pass copy=True to send src's values of now."""
         self._check("ctx.put")
-        cdef lpf_pid_t d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
-        cdef Slot s = self._slot_arg("ctx.put", slot)
-        cdef cnp.ndarray a = self._array_arg("ctx.put", "src", src, s.dtype, False)
-        if copy and a is src:
-            a = a.copy()
-        cdef Py_ssize_t off = self._offset_arg("ctx.put", offset)
-        if a.size == 0:
+        cdef lpf_pid_t d
+        cdef Slot s
+        cdef cnp.ndarray a
+        cdef Py_ssize_t off
+        # the usual arguments (ints, a live slot of this context, a C-contiguous
+        # array of the slot's dtype) are checked in C; anything else goes
+        # through the general checks, which say what is wrong
+        if (type(dst_pid) is int and type(offset) is int and type(slot) is Slot
+                and cnp.PyArray_Check(src) and not copy):
+            s = <Slot>slot
+            a = <cnp.ndarray>src
+            if (0 <= <long long>dst_pid < <long long>self.nprocs and <long long>offset >= 0
+                    and s._ctx is self and s._alive and cnp.PyArray_IS_C_CONTIGUOUS(a)
+                    and (<void *>cnp.PyArray_DESCR(a) == <void *>s.dtype
+                         or cnp.PyArray_EquivTypes(a.descr, <cnp.dtype>s.dtype))):
+                d = <lpf_pid_t>dst_pid
+                off = <Py_ssize_t>offset
+            else:
+                d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
+                s = self._slot_arg("ctx.put", slot)
+                a = self._array_arg("ctx.put", "src", src, s.dtype, False)
+                off = self._offset_arg("ctx.put", offset)
+        else:
+            d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
+            s = self._slot_arg("ctx.put", slot)
+            a = self._array_arg("ctx.put", "src", src, s.dtype, False)
+            if copy and a is src:
+                a = a.copy()
+            off = self._offset_arg("ctx.put", offset)
+        if cnp.PyArray_SIZE(a) == 0:
             self._bounds("ctx.put", d, s, off, 0)
             return
         cdef lpf_memslot_t h = self._drma_local("ctx.put", d, s, a, off)
-        cdef size_t nb = a.nbytes
+        cdef size_t nb = cnp.PyArray_NBYTES(a)
         cdef size_t doff = off * s._itemsize
         if nb >= BIG and self._checked:
             with nogil:     # checked mode hashes the source now

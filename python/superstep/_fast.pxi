@@ -78,12 +78,8 @@ cdef bint _a_begin(Context self, str prim, object frame, object arr, int64_t chk
                       and need <= self._gcap and not big)
     self._room(prim, p + (nput if send else 0), 3 if send else 2)
     lpf_register_global(self._ctx, _data(f), f.nbytes, &h)
-    if f.nbytes:
-        self._named[(h & 0xffffffff) >> 1] = (frame, prim)
     self._afh = h
     lpf_register_global(self._ctx, _data(f2), f2.nbytes, &h)
-    if f2.nbytes:
-        self._named[(h & 0xffffffff) >> 1] = (f2, prim)
     self._afh2 = h
     self._nregs += 2
     if self._nregs > self._nregs_peak:
