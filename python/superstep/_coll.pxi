@@ -889,10 +889,11 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
                     blk = _gview(self, ume * L * isz, ln, src.dtype)
                     rows = [flat_src[lo:hi] if mem[k] == self.pid
                             else _gview(self, k * L * isz, ln, src.dtype) for k in range(P)]
-                    np.copyto(blk, rows[0])
-                    for k in range(1, P):
-                        f(blk, rows[k], out=blk)
-                    flat_out[lo:hi] = blk
+                    ob = flat_out[lo:hi]
+                    f(rows[0], rows[1], out=ob)
+                    for k in range(2, P):
+                        f(ob, rows[k], out=ob)
+                    np.copyto(blk, ob)
                 self._room(prim, P, 1)
                 h = _reg_local(self, out)
                 for k in range(P):
@@ -917,9 +918,12 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
             else:
                 acc = np.empty(n, dtype=src.dtype)
                 result = acc.reshape(src.shape)
-            np.copyto(acc, rows[0])
-            for k in range(1, P):
-                f(acc, rows[k], out=acc)
+            if P == 1:
+                np.copyto(acc, rows[0])
+            else:
+                f(rows[0], rows[1], out=acc)
+                for k in range(2, P):
+                    f(acc, rows[k], out=acc)
         else:
             # a callable op might return one of its arguments: rows of their own
             rows = [src.reshape(-1) if mem[k] == self.pid
