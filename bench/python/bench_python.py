@@ -3,10 +3,11 @@
   python3 bench_python.py [--p 2] [--only NAME]                  threads
   bsprun --engine mpi -n 2 python3 bench_python.py [--mpi4py]    MPI ranks
 
-  sync_empty      ctx.sync() with no requests: median of batch means (us)
+  sync_empty      ctx.sync() with no requests: median and minimum of batch means (us)
   put_exchange    total exchange with ctx.put, one array of b = 64 KiB,
                   256 KiB, 1 MiB to every other process (h = (p-1) b): GB/s
-                  as bench_core's put_coarse
+                  as bench_core's put_coarse (median batch, and best batch as
+                  bench_core reports)
   alltoall        ctx.alltoall of 64 KiB .. 8 MiB per process (a new result
                   array each call, out= reused, and the persistent
                   ctx.alltoall_init), and the same with a registration
@@ -42,9 +43,9 @@ def want(name):
     return opt.only is None or opt.only == name
 
 
-def median_batches(ctx, fn, batch, nb):
-    """median over nb batches of the mean time of fn() in a batch (seconds);
-    the batches are separated by a sync so that every process times the same thing"""
+def batch_times(ctx, fn, batch, nb):
+    """the mean time of fn() in each of nb batches (seconds); the batches are
+    separated by a sync so that every process times the same thing"""
     ts = []
     for _ in range(nb):
         ctx.sync()
@@ -52,7 +53,12 @@ def median_batches(ctx, fn, batch, nb):
         for _ in range(batch):
             fn()
         ts.append((time.perf_counter() - t) / batch)
-    return float(np.median(ts))
+    return ts
+
+
+def median_batches(ctx, fn, batch, nb):
+    """median over nb batches of the mean time of fn() in a batch (seconds)"""
+    return float(np.median(batch_times(ctx, fn, batch, nb)))
 
 
 def emit(ctx, **kw):
@@ -67,8 +73,9 @@ def bench(ctx):
     if want("sync_empty"):
         for _ in range(200):
             ctx.sync()
-        t = median_batches(ctx, ctx.sync, 2000, 15)
-        emit(ctx, bench="sync_empty", median_us=round(t * 1e6, 3))
+        ts = batch_times(ctx, ctx.sync, 2000, 15)
+        emit(ctx, bench="sync_empty", median_us=round(float(np.median(ts)) * 1e6, 3),
+             min_us=round(min(ts) * 1e6, 3))
     if want("put_exchange"):
         # as bench_core's put_coarse: one block of b bytes to every other
         # process (h = (p-1) b), GB/s = h / superstep time
@@ -84,10 +91,13 @@ def bench(ctx):
                         ctx.put(src, q, slot, offset=off)
                     ctx.sync()
                 step()
-                t = median_batches(ctx, step, 50 if b < 1 << 20 else 10, 9)
+                ts = batch_times(ctx, step, 200 if b < 1 << 20 else 20, 15)
+            t, tb = float(np.median(ts)), min(ts)
             h = b * (p - 1)
+            # bench_core's put_coarse reports the best batch: best_* compare with it
             emit(ctx, bench="put_exchange", block_bytes=b, h_bytes=h,
-                 superstep_us=round(t * 1e6, 1), gbytes_per_s=round(h / t / 1e9, 3))
+                 superstep_us=round(t * 1e6, 2), gbytes_per_s=round(h / t / 1e9, 3),
+                 best_superstep_us=round(tb * 1e6, 2), best_gbytes_per_s=round(h / tb / 1e9, 3))
     comm = None
     if opt.mpi4py:
         from mpi4py import MPI

@@ -473,18 +473,20 @@ cdef class Context:
                             "processes called sync a different number of times (one may have "
                             "returned from its SPMD function early) or one failed"
                             % (self._who(prim), self._step - 1 - self._lsteps))
+        # the lists are emptied in place (new lists each superstep would
+        # feed the cyclic garbage collector)
         if self._tmp:
             for h in self._tmp:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._tmp)
-            self._tmp = []
+            del self._tmp[:]
         if self._keep:
-            self._keep = []
+            del self._keep[:]
         if self._deferred:
             for h, _ in self._deferred:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._deferred)
-            self._deferred = []
+            del self._deferred[:]
         self._nregs_peak = self._nregs
         if prim == "ctx.setup":
             self._layer_step()
