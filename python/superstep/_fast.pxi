@@ -6,9 +6,10 @@
 # globally once and kept between calls; its size is the same on every
 # process (it only grows, by every process together). In a collective's
 # first superstep each process
-#   - registers one buffer globally: its pickled frame when its data travel
-#     as an object, else an empty array (so that every process registers the
-#     same number of buffers, whatever the path);
+#   - registers two buffers globally: its pickled frame when its data travel
+#     as an object, else its argument; and its result array, or an empty one
+#     (so that every process registers the same number of buffers, whatever
+#     the path);
 #   - sends its row of the registration table: its data's size, dtype and
 #     shape, the hash of the arguments that must agree (procs, root, op), its
 #     mode (_coll.pxi), the collective buffer the call needs, and whether it
@@ -19,13 +20,16 @@
 # After the sync every process reads the same table. When every member
 # passed an array of the agreed size and dtype, the data are in the
 # collective buffers and are copied into the results (one superstep in
-# all). When the buffers were too small, every process grows its own (one
-# registration superstep) and the data are put again. Objects go on as
-# frames (_fetch). A member's own arrays (argument, result, out=) are only
-# registered locally, for that call: nothing of the caller's stays
-# registered between calls, so a later call with other arrays, shapes or
-# dtypes, or with a new array at a freed array's address, cannot meet a
-# stale registration.
+# all; over every process the copies run in sstep_py_sync_gil, before the
+# GIL is taken back). When the buffers were too small, every process grows
+# its own (one registration superstep) and the data are put again. When
+# the copy would be large (BIG_COPY), nothing is put in the first superstep
+# and the data move in a second one, straight between the arrays it
+# registered. Objects go on as frames (_fetch). A member's own arrays
+# (argument, result, out=) are registered for that call only: nothing of
+# the caller's stays registered between calls, so a later call with other
+# arrays, shapes or dtypes, or with a new array at a freed array's address,
+# cannot meet a stale registration.
 
 cdef enum:
     G_MIN = 65536      # the collective buffer's smallest size
