@@ -138,6 +138,14 @@ def test_hybrid_every_call(n, t):
         assert "OK rank %d of %d: 'ok' %d" % (rank, R, rank * t * 10) in r.stdout, r.stdout
 
 
+def test_hybrid_collective_buffer():
+    """the collectives' collective buffer over 2 ranks of 2 threads"""
+    r = hybridrun(4, 2, "cache")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in range(2):
+        assert "CACHE rank %d of 2: cached ok" % rank in r.stdout, r.stdout + r.stderr
+
+
 def test_hybrid_exception_ends_the_job():
     r = hybridrun(4, 2, "raise")
     assert r.returncode != 0
