@@ -22,7 +22,10 @@
  *                    MPI_Alltoall + MPI_Alltoallv + reading the payloads
  *   direct_get       bsp_direct_get of 8 B .. 1 MiB from pid 1 (which waits
  *                    in a sync)     vs MPI_Get in a passive-target epoch
- *                    (lock, get, unlock) and memcpy of the same bytes;
+ *                    (lock, get, unlock) on a window made over the area
+ *                    (MPI_Win_create), and on a dynamic window with the
+ *                    area attached (what an engine could expose its
+ *                    registrations through), and memcpy of the same bytes;
  *                    "hosts": how many hosts the ranks run on; "cma":
  *                    whether the engine reads by process_vm_readv (all
  *                    ranks on one host, SUPERSTEP_MPI_SHM and
@@ -60,6 +63,29 @@ static int win_create(void *base, size_t size, int disp, MPI_Win *win)
     if (!ok && rank == 0)
         fprintf(stderr, "bench_mpi: MPI_Win_create failed on these ranks: no MPI RMA figures "
                 "(Open MPI across hosts: --mpi-args \"--mca osc pt2pt\")\n");
+    return ok;
+}
+
+/* A dynamic window (MPI_Win_create_dynamic) with area attached, as an
+ * engine would expose registered memory to MPI_Get; addr[q] is where q's
+ * area lies (the target displacement). 0 on every rank where it failed on
+ * one. */
+static int win_dynamic(void *area, size_t size, MPI_Win *win, MPI_Aint *addr)
+{
+    *win = MPI_WIN_NULL;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int ok = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, win) == MPI_SUCCESS;
+    if (ok) MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    if (ok) ok = MPI_Win_attach(*win, area, (MPI_Aint)size) == MPI_SUCCESS;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Aint mine = 0;
+    MPI_Get_address(area, &mine);
+    MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+    if (!ok && *win != MPI_WIN_NULL) {
+        MPI_Win_free(win);
+        *win = MPI_WIN_NULL;
+    }
     return ok;
 }
 
@@ -396,22 +422,25 @@ static void bsp_bench(void)
         /* pid 0 reads pid 1's registered area while pid 1 waits in the
          * next sync; MPI_Get in a passive-target epoch on the same memory,
          * and memcpy of the same bytes, in the same run */
-        const size_t maxb = (size_t)1 << 20, sizes[] = { 8, 4096, 65536, (size_t)1 << 20 };
+        const size_t maxb = (size_t)1 << 20, sizes[] = { 8, 4096, 16384, 65536, 262144, (size_t)1 << 20 };
         char *area = malloc(maxb), *dst = malloc(maxb);
         memset(area, (int)s + 1, maxb);
         bsp_push_reg(area, maxb);
         bsp_sync();
         MPI_Win win;
         const int have_win = win_create(area, maxb, 1, &win);
+        MPI_Win dwin;
+        MPI_Aint *daddr = malloc(p * sizeof *daddr);
+        const int have_dwin = win_dynamic(area, maxb, &dwin, daddr);
         double *tl = malloc(O.reps * sizeof *tl), *tm = malloc(O.reps * sizeof *tm);
-        double *tc = malloc(O.reps * sizeof *tc);
+        double *tc = malloc(O.reps * sizeof *tc), *td = malloc(O.reps * sizeof *td);
         const int hosts = world_hosts(), cma = direct_get_by_cma(hosts);
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; ++z) {
             const size_t b = sizes[z];
-            const int k = b <= 4096 ? 2000 : b <= 65536 ? 500 : 50;
+            const int k = b <= 4096 ? 2000 : b <= 65536 ? 500 : b <= 262144 ? 100 : 50;
             int good = 1;
             for (int r = -1; r < O.reps; ++r) {
-                double l = 0, m = 0, c = 0;
+                double l = 0, m = 0, c = 0, d = 0;
                 bsp_sync();
                 if (s == 0) {
                     double t = now();
@@ -430,6 +459,16 @@ static void bsp_bench(void)
                     }
                     m = (now() - t) / k;
                 }
+                if (s == 0 && have_dwin) {
+                    double t = now();
+                    for (int i = 0; i < k; ++i) {
+                        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, dwin);
+                        MPI_Get(dst, (int)b, MPI_BYTE, 1, daddr[1], (int)b, MPI_BYTE, dwin);
+                        MPI_Win_unlock(1, dwin);
+                    }
+                    d = (now() - t) / k;
+                    good = good && dst[0] == 2 && dst[b - 1] == 2;
+                }
                 if (s == 0) {
                     double t = now();
                     for (int i = 0; i < k; ++i) {
@@ -443,24 +482,34 @@ static void bsp_bench(void)
                     tl[r] = l;
                     tm[r] = m;
                     tc[r] = c;
+                    td[r] = d;
                 }
             }
             if (s == 0) {
                 const double l = median(tl, O.reps), m = median(tm, O.reps), c = median(tc, O.reps);
-                char mg[32] = "null", ratio[32] = "null";
+                const double d = median(td, O.reps);
+                char mg[32] = "null", ratio[32] = "null", dg[32] = "null";
                 if (have_win) {
                     snprintf(mg, sizeof mg, "%.3f", m * 1e6);
                     snprintf(ratio, sizeof ratio, "%.3f", m / l);
                 }
+                if (have_dwin) snprintf(dg, sizeof dg, "%.3f", d * 1e6);
                 printf("{\"bench\":\"mpi\",\"what\":\"direct_get\",\"p\":%u,\"bytes\":%zu,"
                        "\"hosts\":%d,\"cma\":%s,\"bsp_direct_get_us\":%.3f,\"mpi_get_lock_us\":%s,"
-                       "\"memcpy_us\":%.3f,\"ratio_mpi_get_over_bsp\":%s,\"correct\":%s}\n",
-                       p, b, hosts, cma ? "true" : "false", l * 1e6, mg, c * 1e6, ratio,
+                       "\"mpi_get_dynamic_us\":%s,\"memcpy_us\":%.3f,"
+                       "\"ratio_mpi_get_over_bsp\":%s,\"correct\":%s}\n",
+                       p, b, hosts, cma ? "true" : "false", l * 1e6, mg, dg, c * 1e6, ratio,
                        good ? "true" : "false");
                 fflush(stdout);
             }
         }
         if (have_win) MPI_Win_free(&win);
+        if (have_dwin) {
+            MPI_Win_detach(dwin, area);
+            MPI_Win_free(&dwin);
+        }
+        free(daddr);
+        free(td);
         bsp_pop_reg(area);
         bsp_sync();
         free(area);

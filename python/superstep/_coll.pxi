@@ -1,21 +1,23 @@
 # Included by _core.pyx: the collectives of a Context.
 #
-# Every collective starts with one registration sync (Context._register_many)
-# that tells every process each process's buffer sizes, dtypes, a hash of
-# the arguments that must agree (procs, root, op) and how the process's data
-# travels (its mode):
-#   M_ARRAY   a NumPy array of plain data: the fast path, straight from and
-#             into the arrays' memory;
+# Every collective starts with one superstep (_fast.pxi) that tells every
+# process each process's buffer sizes, dtypes, a hash of the arguments that
+# must agree (procs, root, op) and how the process's data travels (its
+# mode):
+#   M_ARRAY   a NumPy array of plain data: the fast path, straight from the
+#             arrays' memory (into the collective buffers, or for large data
+#             straight into the results in a second superstep);
 #   M_SCALAR  a number (an array of shape ()), the same unless the members'
 #             numbers have different types: then they travel as objects;
-#   M_OBJECT  anything else, as a pickled frame (_frames.pxi);
+#   M_OBJECT  anything else, as a pickled frame (_frames.pxi), registered by
+#             that first superstep;
 #   M_FAILED  the process's own arguments were wrong: it still takes part in
-#             the sync (so every process stays in step), then raises its own
-#             error, and the others raise one naming it.
-# When every member's data is an array, the arrays move as before; when some
-# are objects and some arrays, a second registration sends everything as
-# objects. A primitive always registers the same number of arrays, whatever
-# the path, so the global registrations stay in step.
+#             the superstep (so every process stays in step), then raises its
+#             own error, and the others raise one naming it.
+# When every member's data is an array, the data travel in that first
+# superstep; when some are objects and some arrays, a registration sends
+# everything as objects. A primitive always registers the same number of
+# buffers, whatever the path, so the global registrations stay in step.
 
 cdef enum:
     M_ARRAY = 1
@@ -24,17 +26,22 @@ cdef enum:
     M_FAILED = 4
 
 _NUMBERS = (bool, int, float, complex, np.number, np.bool_)
+_TWO_MIN = 262144     # allreduce in two phases from this many bytes
 _PYOPS = {"sum": operator.add, "prod": operator.mul, "min": min, "max": max}
 
 
-cdef object _empty():
-    return np.empty(0, dtype=np.uint8)
+_E0 = np.empty(0, dtype=np.uint8)
+
+
+cdef inline object _empty():
+    """A zero-size array (one for all: nothing is ever written into it)."""
+    return _E0
 
 
 cdef object _plain(object a, bint numbers):
     """a as a C-contiguous array of plain data, or None when it travels as an object."""
-    if isinstance(a, np.ndarray):
-        if (<cnp.ndarray>a).dtype.hasobject:
+    if cnp.PyArray_Check(a):
+        if cnp.PyDataType_FLAGS((<cnp.ndarray>a).descr) & 1:     # NPY_ITEM_HASOBJECT
             return None
         if cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a):
             return a
@@ -50,7 +57,10 @@ cdef object _plain(object a, bint numbers):
 cdef tuple _members(Context self, str prim, object procs, object root):
     cdef list mem
     if procs is None:
-        mem = list(range(self.nprocs))
+        if self._allmem is None:
+            self._allmem = list(range(self.nprocs))
+        mem = self._allmem      # never changed by its users
+        me = self.pid
     else:
         try:
             mem = [int(q) for q in procs]
@@ -65,12 +75,23 @@ cdef tuple _members(Context self, str prim, object procs, object root):
                                  % (self._who(prim), q, self.nprocs))
         if len(set(mem)) != len(mem):
             raise ValueError("%s: procs names a pid twice" % self._who(prim))
-    me = mem.index(self.pid) if self.pid in mem else -1
+        me = mem.index(self.pid) if self.pid in mem else -1
     if root is not None:
         self._pid_arg(prim, "root", root)
         if root not in mem:
             raise ValueError("%s: root %d is not one of procs" % (self._who(prim), root))
     return mem, me
+
+
+cdef int64_t _chk(Context self, int code, object procs, object mem, object root, object op):
+    """_checkval, kept per context for the calls over every process."""
+    if procs is not None:
+        return _checkval(code, mem, root, op)
+    key = (code, root, op if isinstance(op, str) else None)
+    v = self._chkc.get(key)
+    if v is None:
+        v = self._chkc[key] = _checkval(code, mem, root, op)
+    return v
 
 
 cdef int64_t _checkval(int code, object mem, object root, object op):
@@ -190,53 +211,99 @@ cdef list _fetch(Context self, str prim, Slot s, object table, list srcs):
 
 # ---------------------------------------------------------------- broadcast
 
+cdef int _bcast_puts(Context self, object src, list mem, size_t nb) except -1:
+    cdef lpf_memslot_t h
+    if nb == 0:
+        return 0
+    h = _reg_local(self, src)
+    for q in mem:
+        if q != self.pid:
+            lpf_put(self._ctx, h, 0, <lpf_pid_t>q, self._gbuf_h, 0, nb, LPF_MSG_DEFAULT)
+    self._nissued += len(mem) - 1
+    return 0
+
+
 cdef object _broadcast(Context self, object a, object root, object procs):
     cdef str prim = "ctx.broadcast"
     self._check(prim)
     cdef int mode = M_ARRAY
+    cdef size_t nb = 0
     try:
         mem, me = _members(self, prim, procs, root)
         src = _empty()
+        frame = src
         if me >= 0:
             plain = _plain(a, False)
             if plain is None:
                 mode = M_OBJECT
                 if self.pid == root:
-                    src = _encode(a)
+                    frame = _encode(a)
             elif self.pid == root:
                 src = plain
             else:
                 src = self._array_arg(prim, "array", a, None, True)
     except Exception:
-        _coll_fail(self, prim, 1)
+        _a_fail(self, prim)
         raise
-    cdef int64_t chk = _checkval(1, mem, root, None)
-    res = self._register_many(prim, [src], chk, mode)
-    sl, table = res[0], res[1]
+    cdef int64_t chk = _chk(self, 1, procs, mem, root, None)
+    if mode == M_ARRAY:
+        nb = (<cnp.ndarray>src).nbytes
+    cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
+                              src if mode == M_ARRAY else None, chk, mode, nb, len(mem),
+                              None, 0, None, nb >= BIG_COPY)
+    cdef sstep_py_post po
+    cdef sstep_py_post *pp = NULL
+    if send:
+        if self.pid == root:
+            _bcast_puts(self, src, mem, nb)
+        if procs is None:
+            if self.pid != root:
+                _cp(self, 0, _data(<cnp.ndarray>src), _gdata(self), nb)
+            pp = _post(self, &po, chk, 0 if self.pid == root else 1)
+    if _a_end(self, prim, pp):
+        return a
+    if mode == M_ARRAY and _fast_ok(self, mem, chk):
+        if me >= 0 and self.pid != root and nb:
+            memcpy(_data(<cnp.ndarray>src), _gdata(self), nb)
+        return a if me >= 0 else None
+    table = _a_table(self)
     cdef int rmode = table[root][7]
     cdef int how
     if rmode == M_ARRAY:
-        how = _mode(self, prim, table, mem, [sl])
+        how = _a_check(self, prim, table, mem)
     else:
-        _mode(self, prim, table, [root], [sl])      # the checks only
+        _a_check(self, prim, table, [root])      # the checks only
         how = M_OBJECT
+    if how == M_ARRAY:
+        if <size_t>table[root][C_NBYTES] >= BIG_COPY:
+            # large: straight from root's array into the members' (registered
+            # by the first superstep)
+            if me >= 0 and self.pid != root and nb:
+                self._room(prim, 1, 0)
+                lpf_get(self._ctx, <lpf_pid_t>root, self._afh, 0, self._afh, 0, nb,
+                        LPF_MSG_DEFAULT)
+                self._nissued += 1
+            self._lowsync(prim)
+            _a_drop(self)
+            return a if me >= 0 else None
+        _a_drop(self)
+        if not _all_sent(table):
+            _grow(self, prim, table)
+            if self.pid == root:
+                self._room(prim, len(mem), 1)
+                _bcast_puts(self, src, mem, nb)
+            self._lowsync(prim)
+        if me >= 0 and self.pid != root and nb:
+            memcpy(_data(<cnp.ndarray>src), _gdata(self), nb)
+        return a if me >= 0 else None
     if how == 0:
         # root sent an array, some member passes an object: root's array as an object
-        (<Slot>sl).free()
+        _a_drop(self)
         src = _encode(a) if self.pid == root else _empty()
         res = self._register_many(prim, [src], chk, M_OBJECT)
         sl, table = res[0], res[1]
-        how = M_OBJECT
-    cdef cnp.ndarray arr
-    if how == M_ARRAY:
-        arr = <cnp.ndarray>src
-        if me >= 0 and self.pid != root and arr.nbytes:
-            lpf_get(self._ctx, root, (<Slot>sl)._h, 0, (<Slot>sl)._h, 0, arr.nbytes,
-                    LPF_MSG_DEFAULT)
-            self._nissued += 1
-        (<Slot>sl).free()
-        self._lowsync(prim)
-        return a if me >= 0 else None
+    else:
+        sl = _a_slot(self, frame, table)
     srcs = [root] if (me >= 0 and self.pid != root) else []
     frames = _fetch(self, prim, <Slot>sl, table, srcs)
     if me < 0:
@@ -252,6 +319,32 @@ cdef object _broadcast(Context self, object a, object root, object procs):
 
 
 # ---------------------------------------------------------------- gather, allgather
+
+cdef object _out_like(Context self, str prim, object out, object src, Py_ssize_t lead):
+    """_out_arg for a result of src's dtype and shape, or of shape (lead,) +
+    src's shape when lead >= 0: the usual case checked in C."""
+    cdef cnp.ndarray s = <cnp.ndarray>src
+    cdef cnp.ndarray o
+    cdef int nd = cnp.PyArray_NDIM(s), k, d = 1 if lead >= 0 else 0
+    cdef cnp.npy_intp *sd = cnp.PyArray_DIMS(s)
+    cdef cnp.npy_intp *od
+    if out is None:
+        return np.empty(((lead,) + src.shape) if lead >= 0 else src.shape, dtype=src.dtype)
+    if cnp.PyArray_Check(out):
+        o = <cnp.ndarray>out
+        if (cnp.PyArray_NDIM(o) == nd + d and cnp.PyArray_IS_C_CONTIGUOUS(o)
+                and cnp.PyArray_ISWRITEABLE(o) and cnp.PyArray_EquivTypes(o.descr, s.descr)
+                and not (cnp.PyDataType_FLAGS(o.descr) & 1) and not _overlap(o, s)):
+            od = cnp.PyArray_DIMS(o)
+            if d == 0 or od[0] == lead:
+                for k in range(nd):
+                    if od[k + d] != sd[k]:
+                        break
+                else:
+                    return out
+    return _out_arg(self, prim, out, ((lead,) + src.shape) if lead >= 0 else src.shape,
+                    src.dtype, src)
+
 
 cdef object _out_arg(Context self, str prim, object out, tuple shape, object dtype,
                      object src):
@@ -284,68 +377,122 @@ cdef inline void _copy_block(object dst, size_t doff, object src, size_t soff,
                <char *>cnp.PyArray_DATA(<cnp.ndarray>src) + soff, n)
 
 
+cdef int _gather_puts(Context self, object src, list mem, object root, size_t me, size_t nb,
+                      bint to_all) except -1:
+    cdef lpf_memslot_t h
+    if nb == 0 or (not to_all and self.pid == root):
+        return 0
+    h = _reg_local(self, src)
+    if to_all:
+        for q in mem:
+            if q != self.pid:
+                lpf_put(self._ctx, h, 0, <lpf_pid_t>q, self._gbuf_h, me * nb, nb,
+                        LPF_MSG_DEFAULT)
+        self._nissued += len(mem) - 1
+    else:
+        lpf_put(self._ctx, h, 0, <lpf_pid_t>root, self._gbuf_h, me * nb, nb, LPF_MSG_DEFAULT)
+        self._nissued += 1
+    return 0
+
+
 cdef object _gather(Context self, object a, object root, object procs, bint to_all,
                     object outarg):
     cdef str prim = "ctx.allgather" if to_all else "ctx.gather"
     self._check(prim)
     cdef int mode = M_ARRAY
-    cdef size_t P
+    cdef size_t P = 0, nb = 0, k, ume = 0
+    cdef bint receives = False
+    out = None
     try:
         mem, me = _members(self, prim, procs, root)
         P = len(mem)
         src = _empty()
+        frame = src
         if me >= 0:
+            ume = me
             src = _plain(a, True)
             if src is None:
                 mode = M_OBJECT
-                src = _encode(a)
+                frame = _encode(a)
+                src = _empty()
             elif not isinstance(a, np.ndarray):
                 mode = M_SCALAR
+        receives = me >= 0 and (to_all or self.pid == root)
+        if receives and mode != M_OBJECT:
+            out = _out_like(self, prim, outarg, src, P)
     except Exception:
-        _coll_fail(self, prim, 2)
+        _a_fail(self, prim)
         raise
-    receives = me >= 0 and (to_all or self.pid == root)
-    try:
-        out = (_out_arg(self, prim, outarg, (P,) + src.shape, src.dtype, src)
-               if receives and mode != M_OBJECT else _empty())
-    except Exception:
-        _coll_fail(self, prim, 2)
-        raise
-    cdef int64_t chk = _checkval(3 if to_all else 2, mem, root, None)
-    res = self._register_many(prim, [src, out], chk, mode)
-    s_src, s_out, table = res[0], res[1], res[2]
-    cdef int how = _mode(self, prim, table, mem, [s_src, s_out])
+    cdef int64_t chk = _chk(self, 3 if to_all else 2, procs, mem, root, None)
+    if me >= 0 and mode != M_OBJECT:
+        nb = (<cnp.ndarray>src).nbytes
+    cdef bint send = _a_begin(self, prim, frame if mode == M_OBJECT else src,
+                              src if mode != M_OBJECT else None, chk, mode, P * nb, P, None, 0,
+                              out, (P - 1) * nb >= BIG_COPY)
+    cdef char *o
+    cdef char *g
+    cdef sstep_py_post po
+    cdef sstep_py_post *pp = NULL
+    if send and me >= 0:
+        _gather_puts(self, src, mem, root, ume, nb, to_all)
+        if procs is None:
+            if receives:
+                o = _data(<cnp.ndarray>out)
+                g = _gdata(self)
+                for k in range(P):
+                    _cp(self, k, o + k * nb,
+                        _data(<cnp.ndarray>src) if k == ume else g + k * nb, nb)
+            pp = _post(self, &po, chk, P if receives else 0)
+    if _a_end(self, prim, pp):
+        return out if receives else None
+    cdef int how = M_ARRAY
+    if mode == M_OBJECT or not _fast_ok(self, mem, chk):
+        table = _a_table(self)
+        how = _a_check(self, prim, table, mem)
+        if how == M_ARRAY and (P - 1) * <size_t>table[mem[0]][C_NBYTES] >= BIG_COPY:
+            # large: straight from the arguments into the results (registered
+            # by the first superstep)
+            if me >= 0 and nb:
+                if receives:
+                    memcpy(_data(<cnp.ndarray>out) + ume * nb, _data(<cnp.ndarray>src), nb)
+                self._room(prim, P, 0)
+                for q in mem:
+                    if q != self.pid and (to_all or q == root):
+                        lpf_put(self._ctx, self._afh, 0, <lpf_pid_t>q, self._afh2, ume * nb, nb,
+                                LPF_MSG_DEFAULT)
+                        self._nissued += 1
+            self._lowsync(prim)
+            _a_drop(self)
+            return out if receives else None
+        if how == M_ARRAY:
+            _a_drop(self)
+            if not _all_sent(table):
+                _grow(self, prim, table)
+                if me >= 0:
+                    self._room(prim, P, 1)
+                    _gather_puts(self, src, mem, root, ume, nb, to_all)
+                self._lowsync(prim)
+    if how == M_ARRAY:
+        if not receives:
+            return None
+        if nb:
+            o = _data(<cnp.ndarray>out)
+            g = _gdata(self)
+            for k in range(P):
+                if k == ume:
+                    memcpy(o + k * nb, _data(<cnp.ndarray>src), nb)
+                else:
+                    memcpy(o + k * nb, g + k * nb, nb)
+        return out
     if how == 0:
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
+        _a_drop(self)
         src = _encode(a) if me >= 0 else _empty()
-        res = self._register_many(prim, [src, _empty()], chk, M_OBJECT)
-        s_src, s_out, table = res[0], res[1], res[2]
-        how = M_OBJECT
-    cdef size_t nb
-    if how == M_OBJECT:
-        (<Slot>s_out).free()
-        frames = _fetch(self, prim, <Slot>s_src, table, list(mem) if receives else [])
-        return [_decode(f) for f in frames] if receives else None
-    nb = (<cnp.ndarray>src).nbytes
-    if me >= 0 and nb:
-        if receives:
-            _copy_block(out, me * nb, src, 0, nb)
-        if to_all:
-            self._room(prim, P, 0)
-            for q in mem:
-                if q != self.pid:
-                    lpf_put(self._ctx, (<Slot>s_src)._h, 0, q, (<Slot>s_out)._h, me * nb, nb,
-                            LPF_MSG_DEFAULT)
-            self._nissued += P - 1
-        elif self.pid != root:
-            lpf_put(self._ctx, (<Slot>s_src)._h, 0, root, (<Slot>s_out)._h, me * nb, nb,
-                    LPF_MSG_DEFAULT)
-            self._nissued += 1
-    (<Slot>s_src).free()
-    (<Slot>s_out).free()
-    self._lowsync(prim)
-    return out if receives else None
+        res = self._register_many(prim, [src], chk, M_OBJECT)
+        sl, table = res[0], res[1]
+    else:
+        sl = _a_slot(self, frame, table)
+    frames = _fetch(self, prim, <Slot>sl, table, list(mem) if receives else [])
+    return [_decode(f) for f in frames] if receives else None
 
 
 # ---------------------------------------------------------------- alltoall, scatter
@@ -418,227 +565,215 @@ cdef list _fetch_items(Context self, str prim, Slot s, list srcs, size_t P, size
     return out
 
 
+cdef int _a2a_puts(Context self, object src, list mem, size_t me, size_t blk) except -1:
+    cdef lpf_memslot_t h
+    cdef size_t k, P = len(mem)
+    if blk == 0:
+        return 0
+    h = _reg_local(self, src)
+    for k in range(P):
+        if mem[k] != self.pid:
+            lpf_put(self._ctx, h, k * blk, <lpf_pid_t>mem[k], self._gbuf_h, me * blk, blk,
+                    LPF_MSG_DEFAULT)
+    self._nissued += P - 1
+    return 0
+
+
 cdef object _alltoall(Context self, object a, object procs, object outarg):
     cdef str prim = "ctx.alltoall"
     self._check(prim)
     cdef int mode = M_ARRAY
-    cdef size_t P
+    cdef size_t P = 0, nb = 0, blk = 0, k, ume = 0
+    out = None
     try:
         mem, me = _members(self, prim, procs, None)
         P = len(mem)
         src = _empty()
+        frame = src
         if me >= 0:
+            ume = me
             src = _plain(a, False)
             if src is None:
                 mode = M_OBJECT
-                src = _encode_many(_items(self, prim, a, P, "the argument"))
+                frame = _encode_many(_items(self, prim, a, P, "the argument"))
+                src = _empty()
             elif src.ndim == 0 or src.shape[0] != P:
                 raise ValueError("%s: the array's first dimension must be len(procs) = %d, "
                                  "shape is %s" % (self._who(prim), P, src.shape))
+            else:
+                out = _out_like(self, prim, outarg, src, -1)
     except Exception:
-        _coll_fail(self, prim, 2)
+        _a_fail(self, prim)
         raise
-    try:
-        out = (_out_arg(self, prim, outarg, src.shape, src.dtype, src)
-               if (me >= 0 and mode == M_ARRAY) else _empty())
-    except Exception:
-        _coll_fail(self, prim, 2)
-        raise
-    cdef int64_t chk = _checkval(4, mem, None, None)
-    res = self._register_many(prim, [src, out], chk, mode)
-    s_src, s_out, table = res[0], res[1], res[2]
-    cdef int how = _mode(self, prim, table, mem, [s_src, s_out])
+    cdef int64_t chk = _chk(self, 4, procs, mem, None, None)
+    if me >= 0 and mode == M_ARRAY:
+        nb = (<cnp.ndarray>src).nbytes
+        blk = nb // P
+    cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
+                              src if mode == M_ARRAY else None, chk, mode, nb, P, None, 0, out,
+                              blk * (P - 1) >= BIG_COPY)
+    cdef char *o
+    cdef char *g
+    cdef sstep_py_post po
+    cdef sstep_py_post *pp = NULL
+    if send and me >= 0:
+        _a2a_puts(self, src, mem, ume, blk)
+        if procs is None:
+            o = _data(<cnp.ndarray>out)
+            g = _gdata(self)
+            for k in range(P):
+                _cp(self, k, o + k * blk,
+                    (_data(<cnp.ndarray>src) if k == ume else g) + k * blk, blk)
+            pp = _post(self, &po, chk, P)
+    if _a_end(self, prim, pp):
+        return out
+    cdef int how = M_ARRAY
+    if mode == M_OBJECT or not _fast_ok(self, mem, chk):
+        table = _a_table(self)
+        how = _a_check(self, prim, table, mem)
+        if how == M_ARRAY and (P - 1) * (<size_t>table[mem[0]][C_NBYTES] // P) >= BIG_COPY:
+            # large: straight from the arguments into the results (registered
+            # by the first superstep)
+            if me >= 0 and blk:
+                memcpy(_data(<cnp.ndarray>out) + ume * blk, _data(<cnp.ndarray>src) + ume * blk,
+                       blk)
+                self._room(prim, P, 0)
+                for k in range(P):
+                    if mem[k] != self.pid:
+                        lpf_put(self._ctx, self._afh, k * blk, <lpf_pid_t>mem[k], self._afh2,
+                                ume * blk, blk, LPF_MSG_DEFAULT)
+                self._nissued += P - 1
+            self._lowsync(prim)
+            _a_drop(self)
+            return out if me >= 0 else None
+        if how == M_ARRAY:
+            _a_drop(self)
+            if not _all_sent(table):
+                _grow(self, prim, table)
+                if me >= 0:
+                    self._room(prim, P, 1)
+                    _a2a_puts(self, src, mem, ume, blk)
+                self._lowsync(prim)
+    if how == M_ARRAY:
+        if me < 0:
+            return None
+        if blk:
+            o = _data(<cnp.ndarray>out)
+            g = _gdata(self)
+            for k in range(P):
+                if k == ume:
+                    memcpy(o + k * blk, _data(<cnp.ndarray>src) + k * blk, blk)
+                else:
+                    memcpy(o + k * blk, g + k * blk, blk)
+        return out
     if how == 0:
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
+        _a_drop(self)
         src = _encode_many(_items(self, prim, a, P, "the argument")) if me >= 0 else _empty()
-        res = self._register_many(prim, [src, _empty()], chk, M_OBJECT)
-        s_src, s_out, table = res[0], res[1], res[2]
-        how = M_OBJECT
-    if how == M_OBJECT:
-        (<Slot>s_out).free()
-        frames = _fetch_items(self, prim, <Slot>s_src, list(mem) if me >= 0 else [], P,
-                              me if me >= 0 else 0)
-        return [_decode(f) for f in frames] if me >= 0 else None
-    cdef size_t blk = (<cnp.ndarray>src).nbytes // P if me >= 0 else 0
-    cdef size_t k
-    if me >= 0 and blk:
-        _copy_block(out, me * blk, src, me * blk, blk)
-        self._room(prim, P, 0)
-        for k in range(P):
-            if mem[k] != self.pid:
-                lpf_put(self._ctx, (<Slot>s_src)._h, k * blk, mem[k], (<Slot>s_out)._h,
-                        me * blk, blk, LPF_MSG_DEFAULT)
-        self._nissued += P - 1
-    (<Slot>s_src).free()
-    (<Slot>s_out).free()
-    self._lowsync(prim)
-    return out if me >= 0 else None
+        res = self._register_many(prim, [src], chk, M_OBJECT)
+        sl, table = res[0], res[1]
+    else:
+        sl = _a_slot(self, frame, table)
+    frames = _fetch_items(self, prim, <Slot>sl, table_srcs(mem, me), P, ume)
+    return [_decode(f) for f in frames] if me >= 0 else None
 
 
-cdef object _scatter(Context self, object a, object root, object procs):
+cdef list table_srcs(list mem, object me):
+    return list(mem) if me >= 0 else []
+
+
+cdef int _scatter_puts(Context self, object src, list mem, size_t rownb) except -1:
+    cdef lpf_memslot_t h
+    cdef size_t k, P = len(mem)
+    if rownb == 0:
+        return 0
+    h = _reg_local(self, src)
+    for k in range(P):
+        if mem[k] != self.pid:
+            lpf_put(self._ctx, h, k * rownb, <lpf_pid_t>mem[k], self._gbuf_h, 0, rownb,
+                    LPF_MSG_DEFAULT)
+    self._nissued += P - 1
+    return 0
+
+
+cdef object _scatter(Context self, object a, object root, object procs, object outarg):
     cdef str prim = "ctx.scatter"
     self._check(prim)
-    cdef size_t P
-    try:
-        mem, me = _members(self, prim, procs, root)
-        P = len(mem)
-        src = _empty()
-        if self.pid == root:
-            items = _items(self, prim, a, P, "root's argument")
-            if isinstance(a, np.ndarray):
-                items = [np.array(x) for x in items]    # rows as arrays of their own
-            src = _encode_many(items)
-    except Exception:
-        _coll_fail(self, prim, 1)
-        raise
-    res = self._register_many(prim, [src], _checkval(7, mem, root, None), M_OBJECT)
-    sl, table = res[0], res[1]
-    _mode(self, prim, table, [root], [sl])
-    frames = _fetch_items(self, prim, <Slot>sl, [root] if me >= 0 else [], P,
-                          me if me >= 0 else 0)
-    return _decode(frames[0]) if me >= 0 else None
-
-
-# ---------------------------------------------------------------- reduce, allreduce
-
-cdef object _reduce(Context self, str prim, object a, object op, object root, object procs,
-                    bint all_, object outarg):
-    self._check(prim)
     cdef int mode = M_ARRAY
-    cdef size_t P
-    cdef bint scalar = False
+    cdef size_t P = 0, rownb = 0, ume = 0, nb
+    rowshape = None
+    out = None
     try:
-        f = _opfun(self, prim, op)
         mem, me = _members(self, prim, procs, root)
         P = len(mem)
-        src = _empty()
         if me >= 0:
-            src = _plain(a, True)
-            if src is None:
+            ume = me
+        src = _empty()
+        frame = src
+        if self.pid == root:
+            plain = _plain(a, False) if isinstance(a, np.ndarray) else None
+            if (plain is not None and plain.ndim >= 1 and plain.shape[0] == P
+                    and plain.ndim - 1 <= SHAPE_MAX
+                    and <object>cnp.PyArray_DescrFromType(cnp.PyArray_TYPE(<cnp.ndarray>plain))
+                    == plain.dtype):
+                src = plain
+                rowshape = plain.shape[1:]
+                rownb = (<cnp.ndarray>src).nbytes // P
+            else:
                 mode = M_OBJECT
-                src = _encode(a)
-            else:
-                scalar = src.ndim == 0
-                if not isinstance(a, np.ndarray):
-                    mode = M_SCALAR
+                items = _items(self, prim, a, P, "root's argument")
+                if isinstance(a, np.ndarray):
+                    items = [np.array(x) for x in items]    # rows as arrays of their own
+                frame = _encode_many(items)
+        if me >= 0 and outarg is not None:
+            out = <object>self._array_arg(prim, "out", outarg, None, True)
     except Exception:
-        _coll_fail(self, prim, 2)
+        _a_fail(self, prim)
         raise
-    cdef cnp.ndarray csrc = <cnp.ndarray>src
-    cdef size_t n = csrc.size if me >= 0 else 0
-    cdef size_t isz = csrc.itemsize
-    cdef bint two = (all_ and mode != M_OBJECT and isinstance(op, str) and P > 1 and n >= P
-                     and csrc.nbytes >= 65536)
-    active = me >= 0 and (all_ or self.pid == root)
-    try:
-        out = (_out_arg(self, prim, outarg, src.shape, src.dtype, src) if (two and me >= 0)
-               else _empty())
-        if outarg is not None and active and mode != M_OBJECT and not two:
-            _out_arg(self, prim, outarg, src.shape, src.dtype, src)       # the checks
-    except Exception:
-        _coll_fail(self, prim, 2)
-        raise
-    cdef int64_t chk = _checkval(5 if all_ else 6, mem, root, op)
-    res = self._register_many(prim, [src, out], chk, mode)
-    s_src, s_out, table = res[0], res[1], res[2]
-    cdef int how = _mode(self, prim, table, mem, [s_src, s_out])
-    if how == 0:
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        src = _encode(a) if me >= 0 else _empty()
-        res = self._register_many(prim, [src, _empty()], chk, M_OBJECT)
-        s_src, s_out, table = res[0], res[1], res[2]
-        how = M_OBJECT
-    if how == M_OBJECT:
-        (<Slot>s_out).free()
-        frames = _fetch(self, prim, <Slot>s_src, table, list(mem) if active else [])
-        if not active:
+    cdef int64_t chk = _chk(self, 7, procs, mem, root, None)
+    if _a_begin(self, prim, frame, src if mode == M_ARRAY else None, chk, mode, rownb, P,
+                rowshape) and self.pid == root:
+        _scatter_puts(self, src, mem, rownb)
+    _a_end(self, prim)
+    cdef int how = M_ARRAY
+    row = self._meta[root].tolist()
+    if not _fast_ok(self, [root], chk):
+        table = _a_table(self)
+        how = _a_check(self, prim, table, [root])
+        if how == M_ARRAY:
+            _a_drop(self)
+            if not _all_sent(table):
+                _grow(self, prim, table)
+                if self.pid == root:
+                    self._room(prim, P, 1)
+                    _scatter_puts(self, src, mem, rownb)
+                self._lowsync(prim)
+    if how == M_ARRAY:
+        if me < 0:
             return None
-        g = _PYOPS[op] if isinstance(op, str) else op
-        acc = _decode(frames[0])
-        for fr in frames[1:]:
-            acc = g(acc, _decode(fr))
-        return acc
-    cdef size_t k, lo, hi, ln
-    cdef lpf_memslot_t lh
-    result = None
-    if not two:
-        if active and n:
-            # a callable op might return one of its arguments: fresh memory then
-            buf = (self._scratch(src.dtype, (P, n)) if isinstance(f, np.ufunc)
-                   else np.empty((P, n), dtype=src.dtype))
-            self._room(prim, P, 1)
-            lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
-            self._nregs += 1
-            self._nregs_peak = max(self._nregs_peak, self._nregs)
-            self._tmp.append(lh)
-            self._keep.append(buf)
-            for k in range(P):
-                if mem[k] != self.pid:
-                    lpf_get(self._ctx, mem[k], (<Slot>s_src)._h, 0, lh, k * n * isz,
-                            n * isz, LPF_MSG_DEFAULT)
-            self._nissued += P - 1
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        self._lowsync(prim)
-        if active:
-            if n:
-                rows = [src.reshape(-1) if mem[k] == self.pid else buf[k] for k in range(P)]
-                result = _fold(f, rows).reshape(src.shape)
+        dt = <object>cnp.PyArray_DescrFromType(<int>row[C_DTYPE])
+        shape = tuple(row[C_NDIM + 1:C_NDIM + 1 + row[C_NDIM]])
+        nb = <size_t>row[C_NBYTES] // P
+        if out is not None:
+            if out.dtype != dt or out.shape != shape:
+                raise ValueError("%s: out has shape %s and dtype %s, the row has shape %s "
+                                 "and dtype %s" % (self._who(prim), out.shape, out.dtype,
+                                                   shape, dt))
+            res = out
+        else:
+            res = np.empty(shape, dtype=dt)
+        if nb:
+            if self.pid == root:
+                memcpy(_data(<cnp.ndarray>res), _data(<cnp.ndarray>src) + ume * nb, nb)
             else:
-                result = src.copy()
-            if outarg is not None and not scalar:
-                outarg[...] = result
-                result = outarg
-    else:
-        # two phases: member k folds block k, then sends it to every member
-        lo = (n * me) // P
-        hi = (n * (me + 1)) // P
-        ln = hi - lo
-        buf = self._scratch(src.dtype, (P, ln))
-        if ln:
-            self._room(prim, P, 1)
-            lpf_register_local(self._ctx, _data(buf), buf.nbytes, &lh)
-            self._nregs += 1
-            self._nregs_peak = max(self._nregs_peak, self._nregs)
-            self._tmp.append(lh)
-            self._keep.append(buf)
-            for k in range(P):
-                if mem[k] != self.pid:
-                    lpf_get(self._ctx, mem[k], (<Slot>s_src)._h, lo * isz, lh, k * ln * isz,
-                            ln * isz, LPF_MSG_DEFAULT)
-            self._nissued += P - 1
-        self._lowsync(prim)
-        flat_src = src.reshape(-1)
-        flat_out = out.reshape(-1)
-        if ln:
-            blk = flat_out[lo:hi]
-            rows = [flat_src[lo:hi] if mem[k] == self.pid else buf[k] for k in range(P)]
-            blk[...] = rows[0]
-            for k in range(1, P):
-                f(blk, rows[k], out=blk)
-            self._room(prim, P, 0)
-            for k in range(P):
-                if mem[k] != self.pid:
-                    lpf_put(self._ctx, (<Slot>s_out)._h, lo * isz, mem[k], (<Slot>s_out)._h,
-                            lo * isz, ln * isz, LPF_MSG_DEFAULT)
-            self._nissued += P - 1
-        (<Slot>s_src).free()
-        (<Slot>s_out).free()
-        self._lowsync(prim)
-        result = out
-    if result is not None and scalar:
-        return result.reshape(-1)[0]
-    return result
-
-
-def _fold(f, rows):
-    acc = np.array(rows[0], copy=True)
-    if isinstance(f, np.ufunc):
-        for r in rows[1:]:
-            f(acc, r, out=acc)
-        return acc
-    for r in rows[1:]:
-        acc = np.asarray(f(acc, r), dtype=acc.dtype)
-    return acc
+                memcpy(_data(<cnp.ndarray>res), _gdata(self), nb)
+        return res
+    sl = _a_slot(self, frame, table)
+    frames = _fetch_items(self, prim, <Slot>sl, [root] if me >= 0 else [], P, ume)
+    if me < 0:
+        return None
+    obj = _decode(frames[0])
+    if out is not None and isinstance(obj, np.ndarray) and obj.shape == out.shape and \
+       obj.dtype == out.dtype:
+        out[...] = obj
+        return out
+    return obj

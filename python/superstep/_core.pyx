@@ -99,7 +99,18 @@ cdef extern from "sstep_py.h" nogil:
     void sstep_py_install_hook()
     const sstep_py_report *sstep_py_last_report()
     lpf_err_t sstep_py_sync(lpf_t ctx, int guarded)
-    lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
+    cdef struct sstep_py_copy:
+        char *dst
+        const char *src
+        size_t n
+    cdef struct sstep_py_post:
+        const int64_t *table
+        unsigned nprocs, meta
+        int64_t chk
+        const sstep_py_copy *cp
+        size_t ncp
+        int ok
+    lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin, sstep_py_post *po)
     void sstep_py_enter()
     void sstep_py_leave()
     void sstep_layer_step(lpf_t ctx)
@@ -260,7 +271,7 @@ cdef class Machine:
 # ---------------------------------------------------------------------------
 
 cdef enum:
-    META = 8          # int64 per process in the registration table
+    META = 16         # int64 per process in the registration table
     BIG = 16384       # in checked mode, put/get of this many bytes and more release the GIL
 
 cdef str _dtype_name(int64_t num, int64_t itemsize):
@@ -299,6 +310,15 @@ cdef class Context:
     cdef dict _named          # global slot index -> (array, what registered it)
     cdef object _scr          # scratch memory of the reductions, kept between calls
     cdef long long _npersist  # persistent collectives made so far (their keys)
+    cdef object _gbuf         # the collective buffer (_fast.pxi), registered globally
+    cdef lpf_memslot_t _gbuf_h
+    cdef size_t _gcap         # its size: the same on every process
+    cdef lpf_memslot_t _afh   # the two buffers registered by a collective's first
+    cdef lpf_memslot_t _afh2  # superstep (_fast.pxi)
+    cdef list _allmem         # [0, 1, .., nprocs-1]
+    cdef dict _chkc           # the collectives' argument hashes over every process
+    cdef object _cpbuf        # memory of _cps
+    cdef sstep_py_copy *_cps  # a collective's copies after its sync (nprocs + 1)
 
     # ---- life cycle -------------------------------------------------------
 
@@ -320,6 +340,12 @@ cdef class Context:
         self._nregs = 0
         self._nregs_peak = 0
         self._npersist = 0
+        self._gbuf = None
+        self._gcap = 0
+        self._allmem = None
+        self._chkc = {}
+        self._cpbuf = np.zeros((p + 1) * sizeof(sstep_py_copy), dtype=np.uint8)
+        self._cps = <sstep_py_copy *>cnp.PyArray_DATA(<cnp.ndarray>self._cpbuf)
         self._valid = True
         self._failed = False
         self._checked = _CHECKED
@@ -341,12 +367,15 @@ cdef class Context:
         self._lowsync("ctx.setup")
 
     cdef _drop(self):
+        self._cps = NULL
+        self._cpbuf = None
         self._tmp = None
         self._keep = None
         self._deferred = None
         self._inbox = None
         self._named = None
         self._scr = None
+        self._gbuf = None
         self._outq = None
 
     cdef object _scratch(self, object dtype, tuple shape):
@@ -400,7 +429,7 @@ cdef class Context:
         sstep_layer_step(self._ctx)
         self._lsteps += 1
 
-    cdef int _lowsync(self, str prim) except -1:
+    cdef int _lowsync(self, str prim, sstep_py_post *po=NULL) except -1:
         cdef lpf_err_t rc
         cdef size_t want
         cdef lpf_memslot_t h
@@ -419,7 +448,7 @@ cdef class Context:
         cdef int guarded = 1      # a fatal report of the library becomes a BSPError
         # spin for the GIL only when every process has a core of its own
         rc = sstep_py_sync_gil(self._ctx, guarded,
-                               not self._run.mpi and 1 < self.nprocs <= _NCORES)
+                               not self._run.mpi and 1 < self.nprocs <= _NCORES, po)
         self._step += 1
         self._nissued = 0
         if rc != LPF_SUCCESS:
@@ -444,17 +473,20 @@ cdef class Context:
                             "processes called sync a different number of times (one may have "
                             "returned from its SPMD function early) or one failed"
                             % (self._who(prim), self._step - 1 - self._lsteps))
+        # the lists are emptied in place (new lists each superstep would
+        # feed the cyclic garbage collector)
         if self._tmp:
             for h in self._tmp:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._tmp)
-            self._tmp = []
-            self._keep = []
+            del self._tmp[:]
+        if self._keep:
+            del self._keep[:]
         if self._deferred:
             for h, _ in self._deferred:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._deferred)
-            self._deferred = []
+            del self._deferred[:]
         self._nregs_peak = self._nregs
         if prim == "ctx.setup":
             self._layer_step()
@@ -557,6 +589,12 @@ cdef class Context:
 
     def __repr__(self):
         return "<superstep.Context pid %d of %d>" % (self.pid, self.nprocs)
+
+    def _registrations(self):
+        """(for tests) live registrations of this process, the size of its
+        collective buffer in bytes, and the arrays kept until the next sync."""
+        return {"live": self._nregs, "collective_buffer": self._gcap,
+                "kept": len(self._keep)}
 
     # ---- registration -----------------------------------------------------
 
@@ -681,17 +719,40 @@ cdef class Context:
         are read from src at the sync (no copy is made now): do not change src
         before it, or pass copy=True to send src's values of now."""
         self._check("ctx.put")
-        cdef lpf_pid_t d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
-        cdef Slot s = self._slot_arg("ctx.put", slot)
-        cdef cnp.ndarray a = self._array_arg("ctx.put", "src", src, s.dtype, False)
-        if copy and a is src:
-            a = a.copy()
-        cdef Py_ssize_t off = self._offset_arg("ctx.put", offset)
-        if a.size == 0:
+        cdef lpf_pid_t d
+        cdef Slot s
+        cdef cnp.ndarray a
+        cdef Py_ssize_t off
+        # the usual arguments (ints, a live slot of this context, a C-contiguous
+        # array of the slot's dtype) are checked in C; anything else goes
+        # through the general checks, which say what is wrong
+        if (type(dst_pid) is int and type(offset) is int and type(slot) is Slot
+                and cnp.PyArray_Check(src) and not copy):
+            s = <Slot>slot
+            a = <cnp.ndarray>src
+            if (0 <= <long long>dst_pid < <long long>self.nprocs and <long long>offset >= 0
+                    and s._ctx is self and s._alive and cnp.PyArray_IS_C_CONTIGUOUS(a)
+                    and (<void *>cnp.PyArray_DESCR(a) == <void *>s.dtype
+                         or cnp.PyArray_EquivTypes(a.descr, <cnp.dtype>s.dtype))):
+                d = <lpf_pid_t>dst_pid
+                off = <Py_ssize_t>offset
+            else:
+                d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
+                s = self._slot_arg("ctx.put", slot)
+                a = self._array_arg("ctx.put", "src", src, s.dtype, False)
+                off = self._offset_arg("ctx.put", offset)
+        else:
+            d = self._pid_arg("ctx.put", "dst_pid", dst_pid)
+            s = self._slot_arg("ctx.put", slot)
+            a = self._array_arg("ctx.put", "src", src, s.dtype, False)
+            if copy and a is src:
+                a = a.copy()
+            off = self._offset_arg("ctx.put", offset)
+        if cnp.PyArray_SIZE(a) == 0:
             self._bounds("ctx.put", d, s, off, 0)
             return
         cdef lpf_memslot_t h = self._drma_local("ctx.put", d, s, a, off)
-        cdef size_t nb = a.nbytes
+        cdef size_t nb = cnp.PyArray_NBYTES(a)
         cdef size_t doff = off * s._itemsize
         if nb >= BIG and self._checked:
             with nogil:     # checked mode hashes the source now
@@ -866,11 +927,12 @@ cdef class Context:
         of the same shape (or a list) whose item k came from member k."""
         return _alltoall(self, a, procs, out)
 
-    def scatter(self, a, root=0, procs=None):
+    def scatter(self, a, root=0, procs=None, out=None):
         """Collective: root passes an array of shape (len(procs), ...) or a
         sequence of len(procs) picklable objects; member k gets item k (a
-        copy). The others' `a` is ignored; non-members get None."""
-        return _scatter(self, a, root, procs)
+        copy; into out= when given and the item is an array of its shape and
+        dtype). The others' `a` is ignored; non-members get None."""
+        return _scatter(self, a, root, procs, out)
 
     def reduce(self, a, op="sum", root=0, procs=None, out=None):
         """Collective: root gets op folded over the members' values (in member
@@ -905,6 +967,8 @@ cdef class Context:
 
 include "_frames.pxi"
 include "_report.pxi"
+include "_fast.pxi"
 include "_coll.pxi"
+include "_reduce.pxi"
 include "_apps.pxi"
 include "_persist.pxi"

@@ -10,6 +10,7 @@
 #include <lpf/core.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <lpf/abort.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -309,12 +310,56 @@ static inline void sstep_py_relax(void)
 #endif
 }
 
-/* sstep_py_sync, called with the GIL held; returns with it held */
-static lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin)
+/* A collective's first superstep on arrays (_fast.pxi): right after the
+ * sync, before the GIL is taken back, look whether the table says that the
+ * call is complete (every process called it with the same arguments, none
+ * failed, every member's data are arrays of the same size and dtype, all
+ * were sent: _fast_ok's test) and then copy the results out of the
+ * collective buffer, so that the processes of a run on threads copy at
+ * the same time instead of one after the other. The column numbers and
+ * modes are those of _fast.pxi and _coll.pxi. */
+struct sstep_py_copy {
+    char *dst;
+    const char *src;
+    size_t n;
+};
+
+struct sstep_py_post {
+    const int64_t *table;       /* nprocs rows of meta int64 */
+    unsigned nprocs, meta;
+    int64_t chk;
+    const struct sstep_py_copy *cp;
+    size_t ncp;
+    int ok;                     /* out: the call is complete, the copies made */
+};
+
+static int sstep_py_fast_ok(const struct sstep_py_post *po)
+{
+    const int64_t *t = po->table;
+    const int64_t m0 = t[7];
+    if (m0 != 1 && m0 != 3) return 0;          /* M_ARRAY, M_SCALAR */
+    for (unsigned q = 0; q < po->nprocs; ++q) {
+        const int64_t *r = t + (size_t)q * po->meta;
+        if (r[6] != po->chk || r[4] == 0 || r[7] != m0 || r[0] != t[0] || r[1] != t[1]
+                || r[2] != t[2])
+            return 0;
+    }
+    return 1;
+}
+
+/* sstep_py_sync, called with the GIL held; returns with it held. po: NULL,
+ * or a collective's first superstep over every process (see above). */
+static lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin, struct sstep_py_post *po)
 {
     PyThreadState *ts = PyEval_SaveThread();
     atomic_fetch_sub_explicit(&sstep_py_in_python, 1, memory_order_release);
     lpf_err_t rc = sstep_py_sync(ctx, guarded);
+    if (po) {
+        po->ok = rc == LPF_SUCCESS && sstep_py_fast_ok(po);
+        if (po->ok)
+            for (size_t i = 0; i < po->ncp; ++i)
+                if (po->cp[i].n) memcpy(po->cp[i].dst, po->cp[i].src, po->cp[i].n);
+    }
     if (spin) {
         for (int i = 0; i < SSTEP_PY_SPIN; ++i) {
             int zero = 0;

@@ -13,14 +13,11 @@
 #include <lpf/noc.h>
 #include <string.h>
 
-/* the subset and oblivious syncs tags and zero-cost syncs run on; the
- * hybrid engine's sync_range only says that it has none (a section of
- * several ranks of several threads; other layouts run as pthread or MPI
- * sections) */
+/* the subset and oblivious syncs tags and zero-cost syncs run on (every
+ * engine has them) */
 static inline int lx_no_range(const struct sstep_ctx *ctx)
 {
-    const char *e = ctx->engine->name;
-    return ctx->engine->sync_range == NULL || (e[0] == 'h' && strcmp(e, "hybrid") == 0);
+    return ctx->engine->sync_range == NULL;
 }
 
 enum { LX_ATTR_FREE = 0, LX_ATTR_MSG = 1, LX_ATTR_SYNC = 2,

@@ -21,8 +21,15 @@
 static const char *which;
 static atomic_int failures;
 
+/* MPI ranks other than 0 run the spmd without main: the case comes from
+ * LPFEXT_CASE there (read, never written, by the SPMD function's threads) */
+static const char *case_name(void)
+{
+    return which ? which : getenv("LPFEXT_CASE");
+}
+
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s: pid %u: check failed at line %d: %s\n", \
-        which, s, __LINE__, #c); atomic_fetch_add(&failures, 1); } } while (0)
+        case_name(), s, __LINE__, #c); atomic_fetch_add(&failures, 1); } } while (0)
 #define OK(e) CHECK((e) == LPF_SUCCESS)
 
 /* ---------------------------------------------------------------- */
@@ -405,6 +412,7 @@ static void case_tagset(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
 /* misuse: each ends with status 6 and one line */
 static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
 {
+    const char *which = case_name();
     uint64_t v[2] = { 1, 2 };
     lpf_memslot_t ls, gs;
     OK(lpf_resize_memory_register(ctx, 3));
@@ -523,8 +531,7 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
 static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t P, lpf_args_t args)
 {
     (void)args;
-    /* MPI ranks other than 0 run the spmd without main */
-    if (!which) which = getenv("LPFEXT_CASE");
+    const char *which = case_name();
     if (!which) { fprintf(stderr, "lpfext_prog: LPFEXT_CASE is not set\n"); exit(2); }
     if (!strcmp(which, "attr")) case_attr(ctx, s, P);
     else if (!strcmp(which, "noc")) case_noc(ctx, s, P);

@@ -539,6 +539,55 @@ SPMD(case_direct_get_burst)
     finish(ctx, s_, args);
 }
 
+/* bsp_direct_get of every size class from every other process at once
+ * (each reads while the others read it): nothing, a word, just under, at
+ * and over the sizes where the engine or MPI change their way (4000-byte
+ * pieces, MPI's eager limits, 32 KiB), up to 1 MiB, at odd offsets and
+ * lengths too. Every byte is checked: a reply in pieces that the reader
+ * did not expect would land in the next read. */
+#define DGS_AREA (((size_t)1 << 20) + 64)
+static unsigned char dgs_byte(lpf_pid_t q, size_t i)
+{
+    return (unsigned char)(q * 31u + i * 7u + (i >> 9));
+}
+
+SPMD(case_direct_get_sizes)
+{
+    static const size_t sizes[] = { 0, 1, 8, 3999, 4000, 4001, 4096, 4097, 8000, 12345,
+            32768, 32769, 65536, 100003, (size_t)1 << 20 };
+    unsigned char *area = malloc(DGS_AREA), *dst = malloc(DGS_AREA);
+    for (size_t i = 0; i < DGS_AREA; ++i) area[i] = dgs_byte(s_, i);
+    setup(ctx, 1, 1);
+    lpf_memslot_t ga;
+    lpf_register_global(ctx, area, DGS_AREA, &ga);
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    int bad = 0;
+    for (lpf_pid_t k = 1; k < p_; ++k) {
+        const lpf_pid_t q = (s_ + k) % p_;
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; ++z) {
+            const size_t n = sizes[z], off = (z * 13) % 64;
+            memset(dst, 0xee, n + 1);
+            if (sstep_direct_get(ctx, q, ga, off, dst, n) != LPF_SUCCESS) {
+                bad++;
+                continue;
+            }
+            size_t wrong = 0;
+            for (size_t i = 0; i < n; ++i) wrong += dst[i] != dgs_byte(q, off + i);
+            if (wrong || dst[n] != 0xee) {
+                printf("direct_get_sizes: process %u read %zu bytes at %zu from %u: %zu wrong%s\n",
+                        s_, n, off, q, wrong, dst[n] != 0xee ? ", wrote past the end" : "");
+                bad++;
+            }
+        }
+    }
+    CHECK(bad == 0);
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    lpf_deregister(ctx, ga);
+    free(area);
+    free(dst);
+    finish(ctx, s_, args);
+}
+
 SPMD(case_check_values)
 {
     struct sstep_sync_info info;
@@ -625,6 +674,7 @@ static const struct testcase cases[] = {
     { "messages", case_messages, 0 },
     { "remote_size_direct_get", case_remote_size_direct_get, 0 },
     { "direct_get_owner_busy", case_direct_get_owner_busy, 0 },
+    { "direct_get_sizes", case_direct_get_sizes, 0 },
     { "check_values", case_check_values, 0 },
     { "sections", case_sections, 0 },
     { "sections_two", case_sections, 2 },

@@ -97,14 +97,28 @@ TEST(ProbeCli, QuickRunWritesEverything)
         for (const auto &pt : c.get("points")->arr)
             for (const auto &r : pt.get("raw")->arr) EXPECT_EQ(jsonc::Value::Number, r.kind);
 
-    // the saved rows: engine, p = 2, one per word size, finite and > 0
+    // the saved rows: engine, p = 2, one line per word size; the loader
+    // keeps those with finite g, l > 0 (--force-save may have written a
+    // noisy quick fit's non-physical row, which lpf_probe then ignores)
+    int lines = 0;
+    {
+        std::istringstream in(slurp(params));
+        std::string line;
+        while (std::getline(in, line))
+            if (!line.empty() && line[0] != '#') ++lines;
+    }
+    EXPECT_EQ(PM_NWORDS, lines);
     std::vector<sstep_param_row> rows(16);
-    ASSERT_EQ(PM_NWORDS, pm_load_params(params.c_str(), rows.data(), rows.size()));
+    long nrows = pm_load_params(params.c_str(), rows.data(), rows.size());
+    ASSERT_GE(nrows, 1);
+    ASSERT_LE(nrows, PM_NWORDS);
     const char *engine = getenv("SUPERSTEP_ENGINE");
-    for (int k = 0; k < PM_NWORDS; ++k) {
+    for (long k = 0; k < nrows; ++k) {
         EXPECT_STREQ(engine && *engine ? engine : "pthread", rows[k].engine);
         EXPECT_EQ(2u, rows[k].p);
-        EXPECT_EQ(pm_word_sizes[k], rows[k].m);
+        bool known = false;
+        for (int w = 0; w < PM_NWORDS; ++w) known = known || pm_word_sizes[w] == rows[k].m;
+        EXPECT_TRUE(known) << rows[k].m;
         EXPECT_TRUE(std::isfinite(rows[k].g) && rows[k].g > 0);
         EXPECT_TRUE(std::isfinite(rows[k].l) && rows[k].l > 0);
     }

@@ -133,7 +133,9 @@ TEST(PubObjects, Item26_ThreeDeep)
 
 TEST(PubObjects, Item27_Independence)
 {
-    std::vector<double> t(4, 0);
+    // the first group's 100 syncs end while the second group has not synced
+    std::atomic<int> first_done{0};
+    std::vector<int> waited_ok(4, 0);
     run(4, [&](pbsp bsp) {
         int s = bsp_pid(bsp);
         tbsp sub;
@@ -141,9 +143,9 @@ TEST(PubObjects, Item27_Independence)
         bsp_partition(bsp, &sub, 2, part);
         if (s < 2) {
             for (int i = 0; i < 100; ++i) bsp_sync(&sub);
-            t[s] = bsp_time();
+            first_done.fetch_add(1);
         } else {
-            sleep_s(0.5);
+            waited_ok[s] = wait_flag(first_done) && first_done.load() >= 1;
             bsp_sync(&sub);
         }
         bsp_done(&sub);
@@ -154,26 +156,29 @@ TEST(PubObjects, Item27_Independence)
         bsp_done(&sub);
         bsp_sync(bsp);
     });
-    EXPECT_LT(t[0], 0.45);
-    EXPECT_LT(t[1], 0.45);
+    EXPECT_EQ(first_done.load(), 2);
+    EXPECT_EQ(waited_ok[2], 1);
+    EXPECT_EQ(waited_ok[3], 1);
 }
 
 TEST(PubObjects, Item28_NoCommunication)
 {
-    std::vector<double> t(2, 0);
+    // process 0 partitions and syncs its singleton group before process 1
+    // even starts to partition
+    std::atomic<int> done0{0};
+    int waited_ok = 0;
     run(2, [&](pbsp bsp) {
         int s = bsp_pid(bsp);
-        if (s == 1) sleep_s(0.5);
+        if (s == 1) waited_ok = wait_flag(done0);
         tbsp sub;
         int part[2] = { 1, 2 };
         bsp_partition(bsp, &sub, 2, part);
         for (int i = 0; i < 10; ++i) bsp_sync(&sub);
         bsp_done(&sub);
-        t[s] = bsp_time();
+        if (s == 0) done0.store(1);
         bsp_sync(bsp);
     });
-    EXPECT_LT(t[0], 0.45);
-    EXPECT_GE(t[1], 0.5);
+    EXPECT_EQ(waited_ok, 1);
 }
 
 TEST(PubObjects, Item29_ParentRequestsSurvive)

@@ -17,15 +17,20 @@ static void nap(double s)
     nanosleep(&ts, NULL);
 }
 
-#define IS(name) (strcmp(which, name) == 0)
+/* on a distributed engine only rank 0 runs main: the case comes from the
+ * environment there (PUB_MISUSE_CASE); read, never written, by the SPMD
+ * function's threads */
+static const char *case_name(void)
+{
+    const char *w = which ? which : getenv("PUB_MISUSE_CASE");
+    return w ? w : "";
+}
+
+#define IS(name) (strcmp(case_name(), name) == 0)
 
 static void spmd(pbsp bsp, void *arg)
 {
     (void)arg;
-    /* on a distributed engine only rank 0 runs main: the case comes from the
-     * environment there (PUB_MISUSE_CASE) */
-    if (which == NULL) which = getenv("PUB_MISUSE_CASE");
-    if (which == NULL) which = "";
     int p = bsp_nprocs(bsp), s = bsp_pid(bsp), last = p - 1, v = 1;
     tbsp sub;
     if (IS("abort")) {
@@ -253,7 +258,7 @@ static void spmd(pbsp bsp, void *arg)
     } else if (IS("threadsafe_dup")) {
         bsp_threadsafe_dup(bsp, &sub);
     } else {
-        fprintf(stderr, "unknown case %s\n", which);
+        fprintf(stderr, "unknown case %s\n", case_name());
         exit(2);
     }
     bsp_sync(bsp);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -39,6 +41,20 @@ inline void sleep_s(double s)
     ts.tv_sec = (time_t)s;
     ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
     nanosleep(&ts, nullptr);
+}
+
+// Independence without a clock: a process that must not be waited for sets
+// `flag` when done; the one that would block it waits here for the flag
+// (false after `limit` seconds: then the first was held back).
+inline bool wait_flag(const std::atomic<int> &flag, double limit = 60.0)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    while (!flag.load()) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > limit)
+            return false;
+        sleep_s(0.001);
+    }
+    return true;
 }
 
 template <class T> T msg_val(pbspmsg m)

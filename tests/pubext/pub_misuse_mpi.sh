@@ -1,11 +1,13 @@
 #!/bin/sh
-# pub_misuse_mpi.sh BSPRUN PROG CASE P REGEX -- one PUB mistake on the MPI
-# engine (tests/pub/pub_misuse.c reads the case from PUB_MISUSE_CASE on the
-# other ranks, handed to every host by bsprun -x): exit status 6, exactly one
+# pub_misuse_mpi.sh BSPRUN PROG CASE P REGEX [T] -- one PUB mistake on the
+# MPI engine, or with T on the hybrid engine with T threads per rank
+# (tests/pub/pub_misuse.c reads the case from PUB_MISUSE_CASE on the other
+# ranks, handed to every host by bsprun -x): exit status 6, exactly one
 # "superstep:" line matching REGEX, within 20 s.
-bsprun=$1 prog=$2 case=$3 P=$4 regex=$5
+bsprun=$1 prog=$2 case=$3 P=$4 regex=$5 T=${6:-}
+if [ -n "$T" ]; then set -- --engine hybrid -t "$T"; else set -- --engine mpi; fi
 start=$(date +%s)
-out=$(timeout 60 "$bsprun" --engine mpi -x "PUB_MISUSE_CASE=$case" -n "$P" "$prog" "$case" "$P" 2>&1)
+out=$(timeout 60 "$bsprun" "$@" -x "PUB_MISUSE_CASE=$case" -n "$P" "$prog" "$case" "$P" 2>&1)
 rc=$?
 secs=$(( $(date +%s) - start ))
 printf '%s\n' "$out"

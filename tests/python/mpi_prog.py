@@ -1,6 +1,7 @@
 """Run by test_mpi.py as: bsprun --engine mpi -n N python3 mpi_prog.py MODE
 (or --engine hybrid -n N -t T). Every rank runs this script; superstep.run
 spans the ranks (and their threads)."""
+import os
 import sys
 import numpy as np
 import superstep
@@ -94,6 +95,12 @@ if mode == "ok":
     res = superstep.run(checks)
     res2 = superstep.run(lambda ctx: ctx.pid * 10)     # hooks again
     print("OK rank %d of %d: %r %r" % (rank, size, res, res2), flush=True)
+elif mode == "cache":
+    # the collectives' collective buffer over the ranks (coll_checks.py)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from coll_checks import cache_checks
+    rank, size = superstep.mpi_world()
+    print("CACHE rank %d of %d: %s" % (rank, size, superstep.run(cache_checks)), flush=True)
 elif mode == "raise":
     def spmd(ctx):
         ctx.sync()

@@ -44,6 +44,14 @@ def test_mpi_every_call(n):
         assert "OK rank %d of %d: 'ok' %d" % (rank, n, rank * 10) in r.stdout
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_mpi_collective_buffer(n):
+    r = mpirun(n, "cache")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in range(n):
+        assert "CACHE rank %d of %d: cached ok" % (rank, n) in r.stdout, r.stdout + r.stderr
+
+
 def test_mpi_exception_ends_the_job():
     r = mpirun(3, "raise")
     assert r.returncode != 0
@@ -128,6 +136,14 @@ def test_hybrid_every_call(n, t):
     R = n // t
     for rank in range(R):
         assert "OK rank %d of %d: 'ok' %d" % (rank, R, rank * t * 10) in r.stdout, r.stdout
+
+
+def test_hybrid_collective_buffer():
+    """the collectives' collective buffer over 2 ranks of 2 threads"""
+    r = hybridrun(4, 2, "cache")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in range(2):
+        assert "CACHE rank %d of 2: cached ok" % rank in r.stdout, r.stdout + r.stderr
 
 
 def test_hybrid_exception_ends_the_job():

@@ -65,6 +65,7 @@ static struct hy_rank *rank_new(const struct hy_cfg *c, lpf_pid_t R, lpf_pid_t r
             (sizeof *rk + SSTEP_CACHELINE - 1) / SSTEP_CACHELINE * SSTEP_CACHELINE);
     if (!rk) return NULL;
     memset(rk, 0, sizeof *rk);
+    pthread_mutex_init(&rk->range_lock, NULL);
     rk->P = c->P;
     rk->T = c->T;
     rk->R = R;
@@ -84,6 +85,7 @@ static struct hy_rank *rank_new(const struct hy_cfg *c, lpf_pid_t R, lpf_pid_t r
     size_t tb = (size_t)rk->nt * sizeof *rk->th;
     rk->th = aligned_alloc(SSTEP_CACHELINE, tb);
     if (!rk->th) {
+        pthread_mutex_destroy(&rk->range_lock);
         free(rk);
         return NULL;
     }
@@ -94,6 +96,7 @@ static struct hy_rank *rank_new(const struct hy_cfg *c, lpf_pid_t R, lpf_pid_t r
         if (!ctx) {
             for (lpf_pid_t s = 0; s < t; ++s) sstep_ctx_destroy(rk->th[s].ctx);
             free(rk->th);
+            pthread_mutex_destroy(&rk->range_lock);
             free(rk);
             return NULL;
         }
@@ -159,6 +162,8 @@ static lpf_err_t rank_finish(struct hy_rank *rk, int joined)
     }
     if (rk->nostart) rc = LPF_ERR_OUT_OF_MEMORY;
     if (rc != LPF_SUCCESS && rk->rank) rk->rank->failed = 1;
+    hy_range_free(rk);
+    pthread_mutex_destroy(&rk->range_lock);
     for (lpf_pid_t t = 0; t < rk->nt; ++t) {
         free(rk->th[t].stage);
         sstep_ctx_destroy(rk->th[t].ctx);
@@ -580,26 +585,6 @@ static void hy_abort(struct sstep_ctx *ctx, int status)
         for (;;) pause();
     }
     sstep_mpi_engine.abort(ctx, status);
-}
-
-/* PUB's range and oblivious syncs (E1/E2) are not implemented for sections
- * of several ranks of several threads (one rank runs as a pthread section,
- * one thread per rank as an MPI section: both have them). One line per
- * rank, then the job ends (status 6) instead of a vague failure at the
- * layer above. */
-static lpf_err_t hy_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect,
-        struct sstep_sync_info *info)
-{
-    (void)lo; (void)n; (void)members; (void)stamp; (void)kind; (void)expect; (void)info;
-    static _Atomic int said;
-    if (!atomic_exchange(&said, 1))
-        sstep_fatal(ctx, "bsp_sync / bsp_oblsync", "PUB's subset and "
-                "oblivious syncs are not available on the hybrid engine with several ranks "
-                "of several threads; run PUB programs with one thread per rank (-t 1), on "
-                "one rank, or with --engine pthread or --engine mpi");
-    hy_abort(ctx, 6);
-    return LPF_ERR_FATAL;
 }
 
 static lpf_pid_t hy_machine_p(void)

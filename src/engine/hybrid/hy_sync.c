@@ -39,7 +39,19 @@
 #define SPIN_NS 20000ull        /* spin this long when every thread has a core */
 #define YIELD_NS 1000000ull     /* oversubscribed: yield this long */
 #define SLEEP_NS 10000000L      /* a sleeper re-checks at least this often */
-#define SLEEP_SERVE_NS 1000000L /* ... the leader, which serves direct gets, more often */
+/* The leader serves other ranks' direct gets while it waits for its
+ * threads. It naps 50 us at first, doubling up to SERVE_NAP_MAX_NS (the
+ * longest nap of the MPI engine's waits); after a request it answered it
+ * polls without napping for SERVE_HOT_NS where every thread has a core (a
+ * reader reads in bursts), spinning as the MPI engine's waits do (a
+ * sched_yield beside a computing thread of the rank can hand that thread
+ * whole time slices). When the leader looked only
+ * every 1 ms, an 8-byte read from a rank whose other thread computed took
+ * 2.2-3.3 ms on one host (SUPERSTEP_MPI_SHM=0); now 0.3-0.5 ms
+ * (bench/hybrid/bench_hybrid_dget.c, 2 x 2 on 2 cores under load 4-5). */
+#define SERVE_NAP_MIN_NS 50000L
+#define SERVE_NAP_MAX_NS 200000L
+#define SERVE_HOT_NS 50000ull
 
 /* ------------------------------------------------------------------ */
 /* Waiting                                                              */
@@ -132,21 +144,32 @@ static int hy_wait(struct hy_rank *rk, struct hy_thread *me, uint64_t b,
     }
     const struct sstep_watchdog *wd = sstep_watchdog();
     const int serve = leader && rk->rank != NULL;
+    long nap = serve ? SERVE_NAP_MIN_NS : SLEEP_NS;
+    uint64_t served_at = 0;
     for (;;) {
         if (serve && pthread_mutex_trylock(&hy_mpi_lock) == 0) {
-            mpi_serve_dgets(rk->rank->group);
+            int n = mpi_serve_dgets(rk->rank->group);
             pthread_mutex_unlock(&hy_mpi_lock);
+            if (n) {
+                served_at = sstep_now_ns();
+                nap = SERVE_NAP_MIN_NS;
+            }
         }
-        uint32_t seq = atomic_load_explicit(&rk->seq, memory_order_acquire);
-        atomic_fetch_add_explicit(&rk->sleepers, 1, memory_order_seq_cst);
-        atomic_thread_fence(memory_order_seq_cst);
-        if ((r = pred(rk, b))) {
+        if (served_at && !rk->oversub && sstep_now_ns() - served_at < SERVE_HOT_NS) {
+            sstep_cpu_relax();
+        } else {
+            uint32_t seq = atomic_load_explicit(&rk->seq, memory_order_acquire);
+            atomic_fetch_add_explicit(&rk->sleepers, 1, memory_order_seq_cst);
+            atomic_thread_fence(memory_order_seq_cst);
+            if ((r = pred(rk, b))) {
+                atomic_fetch_sub_explicit(&rk->sleepers, 1, memory_order_relaxed);
+                return r;
+            }
+            struct timespec ts = { 0, nap };
+            syscall(SYS_futex, (uint32_t *)&rk->seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
             atomic_fetch_sub_explicit(&rk->sleepers, 1, memory_order_relaxed);
-            return r;
+            if (serve && nap < SERVE_NAP_MAX_NS) nap *= 2;
         }
-        struct timespec ts = { 0, serve ? SLEEP_SERVE_NS : SLEEP_NS };
-        syscall(SYS_futex, (uint32_t *)&rk->seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
-        atomic_fetch_sub_explicit(&rk->sleepers, 1, memory_order_relaxed);
         if ((r = pred(rk, b))) return r;
         if (SSTEP_UNLIKELY(wd->first_ns)) {
             uint64_t waited = sstep_now_ns() - t0;
@@ -185,6 +208,7 @@ static void hy_release(struct hy_rank *rk)
  * a leader that did not start us may free it */
 void hy_leave(struct hy_rank *rk, struct hy_thread *me)
 {
+    hy_range_depart(rk, me);
     atomic_store_explicit(&me->gone, 1, memory_order_release);
     atomic_fetch_add_explicit(&rk->seq, 1, memory_order_release);
     syscall(SYS_futex, (uint32_t *)&rk->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -409,15 +433,23 @@ static lpf_err_t hy_between_ranks(struct hy_rank *rk, uint64_t check, struct sst
     const lpf_pid_t T = rk->T;
     int regs = 0;
     size_t n = 0;
+    uint64_t rsteps = 0;
     for (lpf_pid_t t = 0; t < rk->nt; ++t) {
         const struct sstep_ctx *c = rk->th[t].ctx;
         regs |= c->pending_globals != 0;
+        rsteps += c->range_steps;
         for (lpf_pid_t i = 0; i < c->q.ntouched; ++i) {
             lpf_pid_t p = c->q.touched[i];
             if (in_rank(rk, p)) continue;
             const struct sstep_peer_lists *pl = &c->q.peers[p];
             n += pl->count[SSTEP_PUT] + pl->count[SSTEP_GET] + pl->count[SSTEP_MSG];
         }
+    }
+    /* registrations that PUB's range syncs (hy_range.c) activated: the
+     * mirror follows them too */
+    if (rsteps != rk->mirror_rsteps) {
+        regs = 1;
+        rk->mirror_rsteps = rsteps;
     }
     if (regs && hy_mirror(rk)) return LPF_ERR_OUT_OF_MEMORY;
     if (n && R->q.n + n > R->q.alloc && sstep_queue_grow(R, R->q.n + n))

@@ -44,7 +44,10 @@ struct hy_thread {
     struct hy_rank *rk;
     pthread_t tid;
     int started;
+    int rleft;                 /* left, as the range syncs know (hy_range.c) */
 };
+
+struct hy_ranges;
 
 /* The threads of one rank in one section. */
 struct hy_rank {
@@ -71,6 +74,10 @@ struct hy_rank {
     _Atomic uint64_t stall_warned;
     int nostart;               /* a thread could not be started: out of memory */
     uint64_t syncs;            /* rank-level syncs (SUPERSTEP_HYBRID_STATS) */
+    uint64_t mirror_rsteps;    /* the threads' range syncs at the last mirror */
+    /* PUB's range syncs (hy_range.c): made on first use */
+    pthread_mutex_t range_lock;
+    struct hy_ranges *_Atomic ranges;
 };
 
 /* hy_sync.c */
@@ -85,6 +92,15 @@ SSTEP_HIDDEN void hy_wait_all_gone(struct hy_rank *rk);
 SSTEP_HIDDEN int hy_meet(struct hy_rank *rk, struct hy_thread *me, void (*made)(void *), void *arg);
 /* ... `made` lets the others go on with this (once) */
 SSTEP_HIDDEN void hy_meet_release(struct hy_rank *rk);
+
+/* hy_range.c: PUB's range and oblivious syncs (E1, E2, E4) */
+SSTEP_HIDDEN lpf_err_t hy_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect,
+        struct sstep_sync_info *info);
+/* a thread leaves: its last range packet to every peer (hy_leave) */
+SSTEP_HIDDEN void hy_range_depart(struct hy_rank *rk, struct hy_thread *me);
+/* the rank ends (every thread gone): free the range state */
+SSTEP_HIDDEN void hy_range_free(struct hy_rank *rk);
 
 /* hy_section.c */
 SSTEP_HIDDEN extern pthread_mutex_t hy_mpi_lock;   /* MPI calls outside the leader's sync */

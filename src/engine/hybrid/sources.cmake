@@ -2,5 +2,6 @@
 # whose sections and sync it uses between ranks; selected at run time with
 # SUPERSTEP_ENGINE=hybrid, which bsprun --engine hybrid sets).
 list(APPEND SSTEP_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/hy_range.c
   ${CMAKE_CURRENT_LIST_DIR}/hy_section.c
   ${CMAKE_CURRENT_LIST_DIR}/hy_sync.c)

@@ -89,6 +89,12 @@ void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned ch
 void mpi_watch_range(struct mpi_group *g, struct mpi_watch *wt, lpf_pid_t lo, lpf_pid_t n,
         const unsigned char *state)
 {
+    mpi_watch_range_as(g->ctx, g->pid, wt, lo, n, state);
+}
+
+void mpi_watch_range_as(struct sstep_ctx *ctx, lpf_pid_t me, struct mpi_watch *wt, lpf_pid_t lo,
+        lpf_pid_t n, const unsigned char *state)
+{
     const struct sstep_watchdog *wd = sstep_watchdog();
     if (!wd->first_ns) return;
     uint64_t t = mpi_now_ns();
@@ -99,12 +105,12 @@ void mpi_watch_range(struct mpi_group *g, struct mpi_watch *wt, lpf_pid_t lo, lp
      * the others give up too, a little later, should it be gone */
     lpf_pid_t speaker = 0;
     while (speaker < n && state[speaker] != SSTEP_ARR_YES) ++speaker;
-    const int me_speaks = lo + speaker == g->pid;
+    const int me_speaks = lo + speaker == me;
     const uint64_t grace = me_speaks ? 0 : 5000000000ull;
     const int fatal = wd->timeout_ns && waited >= wd->timeout_ns + grace;
     if (!fatal && (wt->warned || !wd->warn_ns || waited < wd->warn_ns)) return;
     wt->warned = 1;
-    if (fatal || me_speaks) sstep_sync_stalled(g->ctx, waited, n, state, NULL, fatal);
+    if (fatal || me_speaks) sstep_sync_stalled(ctx, waited, n, state, NULL, fatal);
 }
 
 /* this process's view of who has arrived at episode e */

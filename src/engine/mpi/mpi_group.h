@@ -34,7 +34,7 @@ enum { T_RANGE = 30 };
 
 struct dgreq {
     uint32_t slot;
-    uint32_t pad_;
+    uint32_t piece;    /* 0: the reply in one message; else in pieces of this size */
     uint64_t off;
     uint64_t size;
 };
@@ -355,6 +355,9 @@ SSTEP_HIDDEN void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt,
 /* the same for a wait among pids lo..lo+n-1 (state[k]: pid lo+k) */
 SSTEP_HIDDEN void mpi_watch_range(struct mpi_group *g, struct mpi_watch *wt, lpf_pid_t lo,
         lpf_pid_t n, const unsigned char *state);
+/* ... for process `me` with context ctx (the hybrid engine's threads) */
+SSTEP_HIDDEN void mpi_watch_range_as(struct sstep_ctx *ctx, lpf_pid_t me, struct mpi_watch *wt,
+        lpf_pid_t lo, lpf_pid_t n, const unsigned char *state);
 SSTEP_HIDDEN int mpi_node_wait_first(struct mpi_group *g, uint64_t e, unsigned rehook);
 SSTEP_HIDDEN void mpi_grow_bodies(struct mpi_group *g, struct sstep_ctx *ctx, size_t need, int par);
 SSTEP_HIDDEN int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e,

@@ -257,7 +257,7 @@ static void watch(struct waitst *w)
             st[k] = SSTEP_ARR_YES;
         else st[k] = mr_peer_gone(w->g, rs, q) ? SSTEP_ARR_LEFT : SSTEP_ARR_NOT;
     }
-    mpi_watch_range(w->g, &rs->wt, w->lo, w->n, st);
+    mpi_watch_range_as(w->ctx, rs->me, &rs->wt, w->lo, w->n, st);
 }
 
 static void fill_deadlock(struct waitst *w)
@@ -304,7 +304,8 @@ static int do_wait(struct waitst *w)
     for (unsigned it = 0;; ++it) {
         mr_rpoll(g, rs, w->ctx);
         if (cond_met(w)) { rc = w->cause ? W_FAIL : W_DONE; break; }
-        mpi_wait_serve(g, &mw, it, 15);
+        if (rs->net) rs->net->serve(rs, &mw, it);
+        else mpi_wait_serve(g, &mw, it, 15);
         uint64_t now = mpi_now_ns();
         if (now - last_slow >= SLOW_EVERY_NS) {
             last_slow = now;
@@ -593,10 +594,17 @@ out:
 }
 
 lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
-        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info)
+        const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect,
+        struct sstep_sync_info *info)
 {
     struct mpi_group *g = ctx->group;
-    struct mpi_range *rs = mr_range_of(g);
+    return mr_sync(g, mr_range_of(g), ctx, lo, n, members, stamp, kind, expect, info);
+}
+
+lpf_err_t mr_sync(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
+        lpf_pid_t lo, lpf_pid_t n, const lpf_pid_t *members, struct sstep_stamp stamp,
+        int kind, size_t expect, struct sstep_sync_info *info)
+{
     (void)sstep_ext_get(ctx);
     struct waitst w;
     memset(&w, 0, sizeof w);
@@ -670,7 +678,7 @@ int mpi_range_depart(struct mpi_group *g)
     rs->leaving = 1;
     mr_progress_sends(rs);
     if (!rs->sent_any) return 0;
-    mr_send_gone(g, rs, 1);
+    mr_send_gone(g, rs, RF_FINAL);
     return 1;
 }
 

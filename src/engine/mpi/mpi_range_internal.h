@@ -34,6 +34,8 @@ _Static_assert(sizeof(struct rhdr) == 64, "range packet header is 64 bytes");
 
 #define RF_CHECK 1u      /* ARRIVE: the sender's check is nonzero */
 #define RF_FINAL 2u      /* GONE: the sender left the section: its last packet */
+#define RF_LEFT 4u       /* GONE (hybrid engine): the sender, a thread, left the
+                            section; its rank's packets go on (not a final one) */
 
 /* put and get records of an ARRIVE: a put's data follows, padded to 8 */
 struct rrec {
@@ -56,8 +58,26 @@ struct pnode {
     lpf_pid_t src;
 };
 
+struct mpi_range;
+
+/* Another transport for the protocol (the hybrid engine's threads: pids
+ * routed through their ranks); NULL in struct mpi_range: the MPI engine's
+ * own (one process per rank, packets on the section communicator). */
+struct mr_net {
+    /* hand buf (malloc'ed, the receiver frees it) to q; in order per pair */
+    void (*send)(struct mpi_range *rs, lpf_pid_t q, char *buf, size_t len);
+    /* receive what has arrived for us: mr_dispatch for each */
+    void (*poll)(struct mpi_range *rs, struct sstep_ctx *ctx);
+    /* q left without a GONE packet to us (it follows all of its packets) */
+    int (*gone)(struct mpi_range *rs, lpf_pid_t q);
+    /* a wait's turn to serve other ranks' direct gets */
+    void (*serve)(struct mpi_range *rs, struct mpi_wait *mw, unsigned it);
+};
+
 struct mpi_range {
     lpf_pid_t P, me;
+    const struct mr_net *net;      /* NULL: MPI_Isend / MPI_Improbe on g->comm */
+    void *net_arg;
     uint64_t *sent, *recv;         /* [P] data packets to / from each process */
     uint64_t sent_total, recv_total;
     int sent_any;                  /* any packet sent: a final GONE is due */
@@ -95,14 +115,23 @@ struct mpi_range {
 };
 
 SSTEP_HIDDEN void mr_range_free(struct mpi_range *rs);
+SSTEP_HIDDEN struct mpi_range *mr_range_new(struct sstep_ctx *ctx, lpf_pid_t P, lpf_pid_t me);
 SSTEP_HIDDEN struct mpi_range *mr_range_of(struct mpi_group *g);
 SSTEP_HIDDEN void mr_progress_sends(struct mpi_range *rs);
 SSTEP_HIDDEN void mr_rsend(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q, char *buf, size_t len, int data);
 SSTEP_HIDDEN char *mr_palloc(struct mpi_group *g, size_t n);
-SSTEP_HIDDEN void mr_send_gone(struct mpi_group *g, struct mpi_range *rs, int final);
+/* GONE to every peer; flags: 0 (failed), RF_FINAL or RF_LEFT */
+SSTEP_HIDDEN void mr_send_gone(struct mpi_group *g, struct mpi_range *rs, uint32_t flags);
+SSTEP_HIDDEN void mr_dispatch(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
+        lpf_pid_t q, char *buf, size_t len);
 SSTEP_HIDDEN void mr_rpoll_from(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx, int src);
 SSTEP_HIDDEN void mr_rpoll(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx);
 SSTEP_HIDDEN int mr_peer_gone(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q);
 SSTEP_HIDDEN void mr_coordinate(struct mpi_group *g, struct mpi_range *rs, uint64_t waited, uint64_t now);
+/* E1 / E2 of ctx (pid rs->me) with the range state rs (mpi_sync_range is
+ * this with the section's own) */
+SSTEP_HIDDEN lpf_err_t mr_sync(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
+        lpf_pid_t lo, lpf_pid_t n, const lpf_pid_t *members, struct sstep_stamp stamp,
+        int kind, size_t expect, struct sstep_sync_info *info);
 
 #endif

@@ -38,14 +38,12 @@ void mr_range_free(struct mpi_range *rs)
     free(rs);
 }
 
-struct mpi_range *mr_range_of(struct mpi_group *g)
+struct mpi_range *mr_range_new(struct sstep_ctx *ctx, lpf_pid_t P, lpf_pid_t me)
 {
-    if (SSTEP_LIKELY(g->range != NULL)) return g->range;
-    const lpf_pid_t P = g->P;
     struct mpi_range *rs = calloc(1, sizeof *rs);
     if (rs) {
         rs->P = P;
-        rs->me = g->pid;
+        rs->me = me;
         rs->sent = calloc(P, sizeof *rs->sent);
         rs->recv = calloc(P, sizeof *rs->recv);
         rs->gone = calloc(P, 1);
@@ -55,9 +53,15 @@ struct mpi_range *mr_range_of(struct mpi_group *g)
         rs->wstate = calloc(P, 1);
     }
     if (!rs || !rs->sent || !rs->recv || !rs->gone || !rs->gone_at || !rs->fin || !rs->need || !rs->wstate)
-        sstep_fatal(g->ctx, "sstep_sync_range", "out of memory (range state)");
-    g->range = rs;
+        sstep_fatal(ctx, "sstep_sync_range", "out of memory (range state)");
     return rs;
+}
+
+struct mpi_range *mr_range_of(struct mpi_group *g)
+{
+    if (SSTEP_LIKELY(g->range != NULL)) return g->range;
+    g->range = mr_range_new(g->ctx, g->P, g->pid);
+    return g->range;
 }
 
 /* ------------------------------------------------------------------ */
@@ -66,7 +70,7 @@ struct mpi_range *mr_range_of(struct mpi_group *g)
 
 void mr_progress_sends(struct mpi_range *rs)
 {
-    if (!rs->ns) return;
+    if (!rs->ns) return;   /* another transport (rs->net) keeps none */
     size_t k = 0;
     for (size_t i = 0; i < rs->ns; ++i) {
         int done = 0;
@@ -86,6 +90,15 @@ void mr_progress_sends(struct mpi_range *rs)
 void mr_rsend(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q, char *buf, size_t len,
         int data)
 {
+    if (rs->net) {
+        rs->net->send(rs, q, buf, len);
+        rs->sent_any = 1;
+        if (data) {
+            rs->sent[q]++;
+            rs->sent_total++;
+        }
+        return;
+    }
     if (SSTEP_UNLIKELY(len > (size_t)INT_MAX))
         sstep_fatal(g->ctx, "sstep_sync_range", "a range packet of %zu bytes to process %u "
                 "exceeds the MPI engine's limit of %d bytes", len, q, INT_MAX);
@@ -137,12 +150,12 @@ static char *state_packet(struct mpi_group *g, struct mpi_range *rs, uint32_t ty
     return b;
 }
 
-void mr_send_gone(struct mpi_group *g, struct mpi_range *rs, int final)
+void mr_send_gone(struct mpi_group *g, struct mpi_range *rs, uint32_t flags)
 {
     for (lpf_pid_t q = 0; q < rs->P; ++q) {
         if (q == rs->me) continue;
         size_t len;
-        char *b = state_packet(g, rs, RP_GONE, final ? RF_FINAL : 0, 0, &len);
+        char *b = state_packet(g, rs, RP_GONE, flags, 0, &len);
         mr_rsend(g, rs, q, b, len, 0);
     }
 }
@@ -194,11 +207,12 @@ static void take_answer(struct mpi_range *rs, lpf_pid_t q, const char *buf, size
     }
 }
 
-static void dispatch(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
+void mr_dispatch(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
         lpf_pid_t q, char *buf, size_t len)
 {
     uint64_t type = 0;
     if (len >= 8) memcpy(&type, buf, 8);
+    type &= 0xffffffffu;   /* the hybrid engine routes by the upper half */
     switch (type) {
     case RP_BATCH: {
         rs->recv[q]++;
@@ -229,7 +243,7 @@ static void dispatch(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx
     case RP_GONE: {
         struct rhdr h;
         memcpy(&h, buf, sizeof h);
-        note_gone(rs, q, buf, len, (h.flags & RF_FINAL) != 0);
+        note_gone(rs, q, buf, len, (h.flags & (RF_FINAL | RF_LEFT)) != 0);
         if (h.flags & RF_FINAL) rs->fin[q] = 1;
         break;
     }
@@ -259,6 +273,10 @@ static void dispatch(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx
  * MPI_ANY_SOURCE while the section runs) */
 void mr_rpoll_from(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx, int src)
 {
+    if (rs->net) {
+        rs->net->poll(rs, ctx);
+        return;
+    }
     for (;;) {
         int flag = 0;
         MPI_Message m;
@@ -269,7 +287,7 @@ void mr_rpoll_from(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *
         MPI_Get_count(&st, MPI_BYTE, &cnt);
         char *buf = mr_palloc(g, (size_t)cnt);
         MPI_Mrecv(buf, cnt, MPI_BYTE, &m, MPI_STATUS_IGNORE);
-        dispatch(g, rs, ctx, (lpf_pid_t)st.MPI_SOURCE, buf, (size_t)cnt);
+        mr_dispatch(g, rs, ctx, (lpf_pid_t)st.MPI_SOURCE, buf, (size_t)cnt);
         /* after its final packet a peer may be in the next section on
          * this communicator: what follows is not ours */
         if (src != MPI_ANY_SOURCE && rs->fin[src]) return;
@@ -287,6 +305,7 @@ void mr_rpoll(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx)
 int mr_peer_gone(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q)
 {
     if (rs->gone[q]) return 1;
+    if (rs->net) return rs->net->gone(rs, q);
     if (g->shm) {
         const struct shm_line *l = line_of(g, q);
         uint64_t v = atomic_load_explicit(&l->word[0], memory_order_acquire);

@@ -375,6 +375,43 @@ static lpf_err_t mp_hook(lpf_init_t init, lpf_spmd_t spmd, lpf_args_t args)
 /* direct get, remote size, abort, machine                              */
 /* ------------------------------------------------------------------ */
 
+/* A direct get's reply: in one message (chunks of CHUNK), or where the
+ * reader asks for it (dgreq.piece) in pieces of that many bytes. On one
+ * node Open MPI's shared-memory transport sends at most about 4 KiB
+ * eagerly; a larger message takes its rendezvous protocol, which cost 4 KiB
+ * direct gets 2.6-7.6 us where an eager reply of 4000 + 96 bytes took 0.8
+ * (an MPI_Get 1.8). Up to 32 KiB, eager pieces are faster than one
+ * rendezvous message (16 KiB: 1.4 us against 3.3); from 64 KiB on, not.
+ * Across hosts (TCP, whose eager limit is 64 KiB) pieces only cost: 16 KiB
+ * in 4 pieces took 49 us against 31. Both sides post the same pieces (the
+ * reader decides and says so in its request). */
+#define DG_PIECE 4000u
+#define DG_PIECES_MAX ((size_t)32 << 10)
+
+static uint32_t dg_piece(size_t size)
+{
+    const int one_node = sstep_mpi.started && sstep_mpi.size > 1
+            && sstep_mpi.local_size == (unsigned)sstep_mpi.size;
+    return one_node && size > DG_PIECE && size <= DG_PIECES_MAX ? DG_PIECE : 0;
+}
+
+static void dg_post(struct reqv *v, char *buf, size_t n, uint32_t piece, lpf_pid_t q,
+        MPI_Comm c, int send)
+{
+    if (!piece) {
+        if (send) mpi_post_send(v, buf, n, q, T_DGREP, c);
+        else mpi_post_recv(v, buf, n, q, T_DGREP, c);
+        return;
+    }
+    while (n) {
+        size_t len = n > piece ? piece : n;
+        if (send) MPI_Isend(buf, (int)len, MPI_BYTE, (int)q, T_DGREP, c, reqv_push(v));
+        else MPI_Irecv(buf, (int)len, MPI_BYTE, (int)q, T_DGREP, c, reqv_push(v));
+        buf += len;
+        n -= len;
+    }
+}
+
 /* Serve the direct gets peers sent us: read our memory now and send it
  * (bounds are checked here, at the owner). Returns how many. */
 int mpi_serve_dgets(struct mpi_group *g)
@@ -393,7 +430,7 @@ int mpi_serve_dgets(struct mpi_group *g)
         if (!from)
             sstep_remote_range_error(g->ctx, "bsp_direct_get", q, r.slot, (size_t)r.off,
                     (size_t)r.size);
-        mpi_post_send(&g->rdg, from, (size_t)r.size, q, T_DGREP, g->comm);
+        dg_post(&g->rdg, from, (size_t)r.size, r.piece, q, g->comm, 1);
         served++;
     }
     if (g->rdg.n) {
@@ -456,8 +493,9 @@ static lpf_err_t mp_direct_get(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t sl
     }
     if (cma_direct_get(g, ctx, pid, slot, off, dst, size)) return LPF_SUCCESS;
     struct reqv v = { NULL, 0, 0 };
-    mpi_post_recv(&v, dst, size, pid, T_DGREP, g->comm);
-    struct dgreq r = { slot, 0, off, size };
+    const uint32_t piece = dg_piece(size);
+    dg_post(&v, dst, size, piece, pid, g->comm, 0);
+    struct dgreq r = { slot, piece, off, size };
     MPI_Send(&r, sizeof r, MPI_BYTE, (int)pid, T_DGREQ, g->comm);
     int flag = 0;
     struct mpi_wait w;
