@@ -29,6 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
+
 static int reps = 9;
 static char only[64];
 static const char *engine_label(void)
@@ -39,24 +41,6 @@ static const char *engine_label(void)
 
 static int want(const char *n) { return !only[0] || !strcmp(only, n); }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void header(lpf_pid_t p, const char *what)
 {
