@@ -498,6 +498,14 @@ out:
     if (atomic_load_explicit(&r->deadlock, memory_order_acquire)) pt_x_wake(w->ctx);
 }
 
+/* pair lines: has q made its arrival at the barrier `me` waits in? */
+static int pair_arrived(struct pt_range *r, lpf_pid_t me, lpf_pid_t q)
+{
+    const uint64_t k = r->karr[(size_t)me * r->kstride + q];
+    const struct pt_pslot *sl = &r->pairs[(size_t)q * r->P + me].s[k & 1];
+    return atomic_load_explicit(&sl->seq, memory_order_acquire) == k;
+}
+
 /* A member gone, or waiting where it cannot meet us: the cause, else 0. */
 static int range_problem(struct waitst *w)
 {
@@ -507,6 +515,10 @@ static int range_problem(struct waitst *w)
         lpf_pid_t q = member_at(w, k);
         if (q == w->ctx->pid) continue;
         if (w->kind == SSTEP_E1 && pt_x_gone(w->ctx, q)) {
+            /* on pair lines a member that arrived here may have passed the
+             * barrier and left while another member's line to us is still
+             * being written (it writes its lines one after the other) */
+            if (r->pairs && pair_arrived(r, w->ctx->pid, q)) continue;
             w->info->peer = q;
             return SSTEP_CAUSE_GONE;
         }
