@@ -76,10 +76,14 @@ struct pt_pslot {
     _Atomic uint64_t seq;
     _Atomic uint64_t object, step;
     _Atomic uint64_t tag;          /* phase << 32 | flags */
-    _Atomic uint64_t check;
     uint64_t used;                 /* bytes of puts in data */
     char data[PT_INL_BYTES];       /* { slot, size, off } and the bytes, 8-aligned */
+    _Atomic uint64_t check;        /* last: read only where a check is in use
+                                      (flag bit 0 of either side), so that a
+                                      barrier with one small put reads one
+                                      64-byte line */
 } __attribute__((aligned(PT_RLINE)));
+_Static_assert(sizeof(struct pt_pslot) == PT_RLINE, "an arrival slot is 128 bytes");
 struct pt_pair {
     struct pt_pslot s[2];
 };
@@ -397,6 +401,7 @@ static int pairs_met(struct waitst *w)
             return 1;
         }
         w->or_flags |= tag & 0xffffffffu;
+        if (!((tag & 1) || w->check)) continue;   /* neither side checks */
         const uint64_t c = atomic_load_explicit(&sl->check, memory_order_relaxed);
         if (c != w->check && !w->info->mismatch) {
             w->info->mismatch = 1;
