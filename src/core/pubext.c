@@ -63,6 +63,10 @@ void sstep_ext_free(struct sstep_ctx *ctx)
         free(x->spare->msgs);
         free(x->spare);
     }
+    for (struct sstep_batch *b = x->bfree, *nb; b; b = nb) {
+        nb = b->next;
+        free(b);
+    }
     /* scopes still open: their queues and staging */
     for (size_t i = 0; i < x->depth; ++i) {
         free_queue(&x->scopes[i].q);
@@ -79,6 +83,32 @@ void sstep_ext_free(struct sstep_ctx *ctx)
 /* ------------------------------------------------------------------ */
 /* Batches and mailboxes                                                */
 /* ------------------------------------------------------------------ */
+
+struct sstep_batch *sstep_batch_small(struct sstep_ctx *ctx)
+{
+    struct sstep_ext *x = sstep_ext_get(ctx);
+    struct sstep_batch *b = x->bfree;
+    if (SSTEP_LIKELY(b != NULL)) {
+        x->bfree = b->next;
+        x->nbfree--;
+    } else {
+        b = malloc(SSTEP_BATCH_SMALL);
+        if (!b) return NULL;
+    }
+    return b;
+}
+
+/* a batch the receiver is done with: a small block goes back for reuse */
+static inline void batch_release(struct sstep_ext *x, struct sstep_batch *b)
+{
+    if (b->pooled && x->nbfree < 64) {
+        b->next = x->bfree;
+        x->bfree = b;
+        x->nbfree++;
+        return;
+    }
+    free(b);
+}
 
 size_t sstep_batch_bytes(const struct sstep_ctx *ctx, lpf_pid_t dst)
 {
@@ -296,7 +326,7 @@ void sstep_inbox_release(lpf_t c, struct sstep_stamp stamp)
         *pp = d->next;
         for (struct sstep_batch *b = d->batches, *nb; b; b = nb) {
             nb = b->next;
-            free(b);
+            batch_release(x, b);
         }
         if (!x->spare && d->cap <= 64) {
             x->spare = d;

@@ -23,7 +23,9 @@ struct sstep_batch {
     uint32_t src, kind;         /* sender's pid, SSTEP_E1 / SSTEP_E2 */
     uint64_t nmsgs;
     uint64_t bytes;             /* whole batch, header included */
-    uint64_t pad_[2];
+    uint64_t pooled;            /* receiver's: a block of sstep_batch_small
+                                   (0 on the wire) */
+    uint64_t pad_;
     /* uint64_t size[nmsgs]; then the payloads, each 16-byte aligned */
 };
 _Static_assert(sizeof(struct sstep_batch) == 64, "batch header is 64 bytes");
@@ -69,10 +71,22 @@ struct sstep_ext {
     size_t npool, poolcap;
     void *engine;                /* engine's per-process range state */
     void (*engine_free)(void *);
+    /* released blocks of sstep_batch_small, for the next (owner only) */
+    struct sstep_batch *bfree;
+    size_t nbfree;
     /* batches the engine holds for this receiver outside the mailbox:
-     * moved into it by sstep_mailbox_drain (set by any thread, once) */
-    int (*_Atomic engine_drain)(struct sstep_ctx *ctx);   /* 1: moved some */
+     * moved into it by sstep_mailbox_drain (set by any thread, once; read
+     * by senders: on a line of its own, away from what the owner writes
+     * every superstep) */
+    _Alignas(64) int (*_Atomic engine_drain)(struct sstep_ctx *ctx);   /* 1: moved some */
 };
+
+/* A block of SSTEP_BATCH_SMALL bytes for a batch that the receiver copies
+ * into its own list (the pthread engine's message cells): reused after
+ * sstep_inbox_release, so that a small exchange per superstep allocates
+ * nothing. Called by the receiver only; NULL when out of memory. */
+#define SSTEP_BATCH_SMALL 256
+SSTEP_HIDDEN struct sstep_batch *sstep_batch_small(struct sstep_ctx *ctx);
 
 SSTEP_HIDDEN struct sstep_ext *sstep_ext_get(struct sstep_ctx *ctx);
 SSTEP_HIDDEN void sstep_ext_free(struct sstep_ctx *ctx);

@@ -2,8 +2,9 @@
  * Tagged and zero-cost syncs (spec/lpf-ext.md §3, §4) on the core's subset
  * syncs (sstep_sync_range, E1) and oblivious syncs (sstep_oblsync, E2):
  *
- * - a tagged sync sets the untagged requests aside (sstep_scope_push),
- *   queues its phase's requests and syncs its active set only;
+ * - a tagged sync sets the untagged requests aside (sstep_scope_push;
+ *   skipped when none are queued and nothing is staged), queues its
+ *   phase's requests and syncs its active set only;
  * - a zero-cost sync executes its gets at once (the engine's direct get),
  *   applies its puts to itself, and turns its other puts into stamped
  *   messages (slot, offset, size, data) that the oblivious sync ships
@@ -220,7 +221,12 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
                 "not make its sync", (unsigned long long)ctx->superstep, ctx->pid, a->tag);
     if (SSTEP_UNLIKELY(ctx->nprocs > 1 && lx_no_range(ctx)))
         lx_unsupported(ctx, prim, "tagged syncs need subset syncs");
-    sstep_scope_push(c);
+    /* the untagged requests wait for the next ordinary sync: set them and
+     * their staging aside, unless there is nothing to set aside (no
+     * untagged request queued, no staged bytes that peers may still read)
+     * -- then the tagged sync runs on the core queue as it is */
+    const int aside = ctx->q.n != 0 || ctx->arena[0].head != NULL || ctx->arena[1].head != NULL;
+    if (aside) sstep_scope_push(c);
     lx_tag_to_queue(ctx, t);
     const struct sstep_stamp st = { t->object, t->steps };
     if (SSTEP_UNLIKELY(ctx->prof != NULL))
@@ -248,7 +254,7 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
     }
 #undef what
     t->steps++;
-    sstep_scope_pop(c);
+    if (aside) sstep_scope_pop(c);
 }
 
 lpf_err_t sstep_lext_sync(lpf_t c, lpf_sync_attr_t attr, const void *site)

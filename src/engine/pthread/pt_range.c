@@ -57,6 +57,7 @@
 #define PT_CELLS 8                 /* cells per ordered pair */
 #define PT_CELL 256                /* bytes per cell: seq, then a batch */
 #define PT_CELL_BATCH (PT_CELL - 16)
+_Static_assert(PT_CELL_BATCH <= SSTEP_BATCH_SMALL, "a cell's batch fits a small block");
 
 struct pt_rec {
     _Atomic uint64_t seq;          /* seqlock: odd while being written */
@@ -75,10 +76,14 @@ struct pt_pslot {
     _Atomic uint64_t seq;
     _Atomic uint64_t object, step;
     _Atomic uint64_t tag;          /* phase << 32 | flags */
-    _Atomic uint64_t check;
     uint64_t used;                 /* bytes of puts in data */
     char data[PT_INL_BYTES];       /* { slot, size, off } and the bytes, 8-aligned */
+    _Atomic uint64_t check;        /* last: read only where a check is in use
+                                      (flag bit 0 of either side), so that a
+                                      barrier with one small put reads one
+                                      64-byte line */
 } __attribute__((aligned(PT_RLINE)));
+_Static_assert(sizeof(struct pt_pslot) == PT_RLINE, "an arrival slot is 128 bytes");
 struct pt_pair {
     struct pt_pslot s[2];
 };
@@ -287,9 +292,10 @@ static int cells_take(struct pt_range *r, struct sstep_ctx *ctx, lpf_pid_t q)
         if (atomic_load_explicit(&c->seq, memory_order_acquire) != t + 1) break;
         const struct sstep_batch *b = (const struct sstep_batch *)c->batch;
         const size_t bytes = (size_t)b->bytes;
-        struct sstep_batch *nb = malloc(bytes);
+        struct sstep_batch *nb = sstep_batch_small(ctx);
         if (!nb) sstep_fatal(ctx, "sstep_sync_range", "out of memory (a %zu-byte batch)", bytes);
         memcpy(nb, b, bytes);
+        nb->pooled = 1;
         sstep_mailbox_append(ctx, nb);
     }
     if (t == t0) return 0;
@@ -328,7 +334,7 @@ static int cells_ship(struct pt_range *r, struct sstep_ctx *ctx, lpf_pid_t d,
                 memory_order_acquire);
         if (h - r->cack[row + d] >= PT_CELLS) return 0;
     }
-    cells_hook(pt_x_ctx(ctx, d));
+    if (h == 0) cells_hook(pt_x_ctx(ctx, d));   /* the first cell to d: it drains cells */
     struct pt_cell *c = &r->cells[((size_t)me * P + d) * PT_CELLS + h % PT_CELLS];
     sstep_batch_fill(ctx, d, s, kind, (struct sstep_batch *)c->batch, bytes);
     atomic_store_explicit(&c->seq, h + 1, memory_order_release);
@@ -395,6 +401,7 @@ static int pairs_met(struct waitst *w)
             return 1;
         }
         w->or_flags |= tag & 0xffffffffu;
+        if (!((tag & 1) || w->check)) continue;   /* neither side checks */
         const uint64_t c = atomic_load_explicit(&sl->check, memory_order_relaxed);
         if (c != w->check && !w->info->mismatch) {
             w->info->mismatch = 1;
