@@ -97,9 +97,9 @@ TEST(ProbeCli, QuickRunWritesEverything)
         for (const auto &pt : c.get("points")->arr)
             for (const auto &r : pt.get("raw")->arr) EXPECT_EQ(jsonc::Value::Number, r.kind);
 
-    // the saved rows: engine, p = 2, one line per word size; the loader
-    // keeps those with finite g, l > 0 (--force-save may have written a
-    // noisy quick fit's non-physical row, which lpf_probe then ignores)
+    // the saved rows: engine, p = 2, at most one per word size; only
+    // physical fits (finite g, l > 0) are written, and a noisy quick run
+    // may not fit every word size, so not every size need be there
     int lines = 0;
     {
         std::istringstream in(slurp(params));
@@ -107,11 +107,11 @@ TEST(ProbeCli, QuickRunWritesEverything)
         while (std::getline(in, line))
             if (!line.empty() && line[0] != '#') ++lines;
     }
-    EXPECT_EQ(PM_NWORDS, lines);
+    EXPECT_GE(lines, 1);
+    EXPECT_LE(lines, PM_NWORDS);
     std::vector<sstep_param_row> rows(16);
     long nrows = pm_load_params(params.c_str(), rows.data(), rows.size());
-    ASSERT_GE(nrows, 1);
-    ASSERT_LE(nrows, PM_NWORDS);
+    ASSERT_EQ(nrows, lines);
     const char *engine = getenv("SUPERSTEP_ENGINE");
     for (long k = 0; k < nrows; ++k) {
         EXPECT_STREQ(engine && *engine ? engine : "pthread", rows[k].engine);
