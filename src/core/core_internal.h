@@ -306,7 +306,8 @@ struct sstep_watchdog {
 };
 SSTEP_HIDDEN const struct sstep_watchdog *sstep_watchdog(void);
 /* arrival state of a process, as an engine sees it in a stalled sync */
-enum { SSTEP_ARR_NOT = 0, SSTEP_ARR_YES = 1, SSTEP_ARR_LEFT = 2 };
+/* OUT: not a member of the sync waited in (a subset sync); not listed */
+enum { SSTEP_ARR_NOT = 0, SSTEP_ARR_YES = 1, SSTEP_ARR_LEFT = 2, SSTEP_ARR_OUT = 3 };
 /* Report a sync that has waited waited_ns: one line; fatal: then end every
  * process (status 6). steps[q] (or NULL): supersteps q has completed. */
 SSTEP_HIDDEN void sstep_sync_stalled(struct sstep_ctx *ctx, uint64_t waited_ns, lpf_pid_t P,

@@ -455,6 +455,18 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
         OK(lpf_tag_create(ctx, true, &t));
         OK(lpf_tag_set_sattr(ctx, t, sa));
         OK(lpf_sync(ctx, s == 0 ? sa : LPF_SYNC_DEFAULT));
+    } else if (!strcmp(which, "tag_pair_stalls")) {
+        /* the odd pids are a tag; process 3 never makes its tagged sync:
+         * the watchdog's line (process 1's, 3 s) names pids 1 and 3, not
+         * their positions in the member set; the even ones wait longer */
+        OK(lpf_tag_create(ctx, s % 2 == 1, &t));
+        OK(lpf_tag_set_sattr(ctx, t, sa));
+        if (s == 1) OK(lpf_sync(ctx, sa));
+        else if (s == 3) sleep(30);
+        else {
+            sleep(2);
+            OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        }
     } else if (!strcmp(which, "tag_sync_other")) {
         /* all active in two tags; process 0 syncs one, the others the other */
         lpf_tag_t u;

@@ -249,15 +249,18 @@ static int cond_met(struct waitst *w)
 static void watch(struct waitst *w)
 {
     struct mpi_range *rs = w->rs;
+    /* by pid (wstate has P entries): the line names the members, not
+     * their positions in the member set */
     unsigned char *st = rs->wstate;
+    memset(st, SSTEP_ARR_OUT, rs->P);
     for (lpf_pid_t k = 0; k < w->n; ++k) {
         lpf_pid_t q = member_at(w, k);
-        if (q == rs->me) st[k] = SSTEP_ARR_YES;
+        if (q == rs->me) st[q] = SSTEP_ARR_YES;
         else if (w->mode != M_COUNT && (w->have[k] || (w->mode == M_REPLY && !w->want[k])))
-            st[k] = SSTEP_ARR_YES;
-        else st[k] = mr_peer_gone(w->g, rs, q) ? SSTEP_ARR_LEFT : SSTEP_ARR_NOT;
+            st[q] = SSTEP_ARR_YES;
+        else st[q] = mr_peer_gone(w->g, rs, q) ? SSTEP_ARR_LEFT : SSTEP_ARR_NOT;
     }
-    mpi_watch_range_as(w->ctx, rs->me, &rs->wt, w->lo, w->n, st);
+    mpi_watch_range_as(w->ctx, rs->me, &rs->wt, 0, rs->P, st);
 }
 
 static void fill_deadlock(struct waitst *w)

@@ -579,20 +579,23 @@ static int wait_pred(void *arg, uint64_t waited)
     if (SSTEP_UNLIKELY(wd->first_ns) && waited >= wd->first_ns
             && (!w->warned || (wd->timeout_ns && waited >= wd->timeout_ns))) {
         w->warned = 1;
-        unsigned char *state = calloc(w->n, 1);
-        uint64_t *steps = calloc(w->n, sizeof *steps);
+        /* by pid: the line names the members, not their positions */
+        const lpf_pid_t P = w->ctx->nprocs;
+        unsigned char *state = malloc(P);
+        uint64_t *steps = calloc(P, sizeof *steps);
         if (state && steps) {
             struct rec_view v;
+            memset(state, SSTEP_ARR_OUT, P);
             for (lpf_pid_t k = 0; k < w->n; ++k) {
                 lpf_pid_t q = member_at(w, k);
                 rec_read(&r->recs[q], &v);
                 struct sstep_ctx *c2 = pt_x_ctx(w->ctx, q);
-                steps[k] = c2 ? __atomic_load_n(&c2->superstep, __ATOMIC_RELAXED) : 0;
-                state[k] = pt_x_gone(w->ctx, q) ? SSTEP_ARR_LEFT
+                steps[q] = c2 ? __atomic_load_n(&c2->superstep, __ATOMIC_RELAXED) : 0;
+                state[q] = pt_x_gone(w->ctx, q) ? SSTEP_ARR_LEFT
                         : (v.waiting && v.object == w->s.object && v.step == w->s.step)
                             ? SSTEP_ARR_YES : SSTEP_ARR_NOT;
             }
-            pt_x_stalled(w->ctx, waited, w->n, state, steps);
+            pt_x_stalled(w->ctx, waited, P, state, steps);
         }
         free(state);
         free(steps);
