@@ -191,6 +191,10 @@ struct sstep_ctx {
     lpf_pid_t rank_stride;  /* the hybrid engine's rank-level context: its process
                                q runs pids q*rank_stride.. of rank_P (0: not one) */
     lpf_pid_t rank_P;
+    /* and the context of its thread u (noc slots of the threads resolve
+     * through it, lx_noc.c); NULL: not a rank-level context */
+    struct sstep_ctx *(*rank_thread)(void *arg, lpf_pid_t u);
+    void *rank_thread_arg;
     unsigned fork_gen;      /* sstep_fork_gen when made: a forked child's copy differs */
     uint64_t layer_steps;   /* syncs a layer made for itself (sstep_layer_step):
                                messages number the user's supersteps,
@@ -391,6 +395,7 @@ static inline void sstep_enqueue(struct sstep_ctx *ctx, int k, lpf_pid_t pid,
 /* LPF extensions (src/ext/lpfext.h): a slot index with this bit names a noc
  * registration of its owner (lpf_noc_register) */
 #define SSTEP_NOC_BIT 0x40000000u
+#define SSTEP_NOC_INDEX 0x3fffffu      /* the entry's index; 8 bits of generation above */
 SSTEP_HIDDEN const struct sstep_slot *sstep_noc_entry(struct sstep_ctx *owner, uint32_t slot);
 SSTEP_HIDDEN char *sstep_noc_resolve(struct sstep_ctx *owner, uint32_t slot,
         size_t off, size_t size);

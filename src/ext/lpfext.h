@@ -59,6 +59,7 @@ struct lx_tag {
 /* noc handles: (owner pid << 32) | ((SSTEP_NOC_BIT | gen << 22 | index) << 1) */
 #define LX_NOC_IDX_BITS 22
 #define LX_NOC_MAX ((1u << LX_NOC_IDX_BITS) - 1)
+_Static_assert(LX_NOC_MAX == SSTEP_NOC_INDEX, "the core knows where a noc index ends");
 
 struct sstep_lext {
     uint32_t serial;         /* tells attributes of other contexts apart */

@@ -27,12 +27,25 @@ static inline uint32_t noc_wire(lpf_memslot_t h) { return (uint32_t)(h & 0xfffff
 static inline uint32_t wire_index(uint32_t w) { return w & LX_NOC_MAX; }
 static inline uint32_t wire_gen(uint32_t w) { return (w >> LX_NOC_IDX_BITS) & 0xffu; }
 
+/* The hybrid engine's rank-level context names entry i of its thread u as
+ * index i*T + u (hy_sync.c): the thread's context and its own index. NULL
+ * for a thread the rank does not have. */
+static struct sstep_ctx *noc_route(struct sstep_ctx *owner, uint32_t *slot)
+{
+    if (SSTEP_LIKELY(!owner->rank_thread)) return owner;
+    const lpf_pid_t T = owner->rank_stride;
+    const uint32_t idx = wire_index(*slot);
+    *slot = (*slot & ~(uint32_t)LX_NOC_MAX) | idx / T;
+    return owner->rank_thread(owner->rank_thread_arg, idx % T);
+}
+
 /* the owner's noc entry that a slot index names (its state not checked),
  * NULL when there is none: the engines fall through to this where a
  * request's index is not of a global slot */
 const struct sstep_slot *sstep_noc_entry(struct sstep_ctx *owner, uint32_t slot)
 {
     if (!(slot & SSTEP_NOC_BIT)) return NULL;
+    if (!(owner = noc_route(owner, &slot))) return NULL;
     struct sstep_lext *x = atomic_load_explicit(&owner->lext, memory_order_acquire);
     if (!x) return NULL;
     struct sstep_slot_array *a = atomic_load_explicit(&x->noc, memory_order_acquire);
@@ -52,6 +65,26 @@ char *sstep_noc_resolve(struct sstep_ctx *owner, uint32_t slot, size_t off, size
 void sstep_noc_range_error(struct sstep_ctx *owner, const char *primitive, lpf_pid_t issuer,
         uint32_t slot, size_t off, size_t size)
 {
+    if (owner->rank_thread) {
+        /* found by the hybrid engine's rank-level context: the issuer is a
+         * rank; the line names the owning thread's process */
+        const lpf_pid_t T = owner->rank_stride, r = issuer;
+        struct sstep_ctx *th = noc_route(owner, &slot);
+        if (!th)
+            sstep_fatal(owner, primitive, "request issued by a process of rank %u names a noc "
+                    "slot of a thread this rank does not have", r);
+        struct sstep_lext *x = atomic_load_explicit(&th->lext, memory_order_acquire);
+        struct sstep_slot_array *a = x ? atomic_load_explicit(&x->noc, memory_order_acquire) : NULL;
+        const uint32_t i = wire_index(slot);
+        if (!a || i >= a->size || a->e[i].state != SSTEP_SLOT_GLOBAL || a->e[i].gen != wire_gen(slot))
+            sstep_fatal(th, primitive, "request issued by a process of rank %u (processes "
+                    "%u-%u) names noc slot %u (generation %u) of process %u, which is not "
+                    "registered there (never registered, or deregistered)", r, r * T,
+                    r * T + T - 1, i, wire_gen(slot), th->pid);
+        sstep_fatal(th, primitive, "request issued by a process of rank %u (processes %u-%u): "
+                "offset %zu + size %zu exceeds the %zu bytes that process %u registered in "
+                "noc slot %u", r, r * T, r * T + T - 1, off, size, a->e[i].size, th->pid, i);
+    }
     struct sstep_lext *x = atomic_load_explicit(&owner->lext, memory_order_acquire);
     struct sstep_slot_array *a = x ? atomic_load_explicit(&x->noc, memory_order_acquire) : NULL;
     const uint32_t i = wire_index(slot);
@@ -103,9 +136,6 @@ lpf_err_t lpf_noc_register(lpf_t c, void *pointer, size_t size, lpf_memslot_t *m
     if (SSTEP_UNLIKELY(pointer == NULL && size != 0))
         sstep_fatal(ctx, prim, "pointer is NULL but size is %zu", size);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
-    if (SSTEP_UNLIKELY(ctx->nprocs > 1 && !strcmp(ctx->engine->name, "hybrid")))
-        lx_unsupported(ctx, prim, "noc slots need owners that resolve slots they never "
-                "announced");
     struct sstep_lext *x = lx_get(ctx);
     if (SSTEP_UNLIKELY(x->noc_live >= x->noc_cap))
         sstep_fatal(ctx, prim, "noc register capacity exceeded: %zu noc registrations live, "

@@ -167,6 +167,29 @@ static void case_noc(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
     OK(lpf_deregister(ctx, hg));
     OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
     free(bs); free(bd); free(bg);
+    /* a zero-cost superstep through noc slots: a put to nx, a get from nx
+     * (the get reads at once; it counts as received) */
+    slots[s] = na;
+    for (lpf_pid_t q = 0; q < P; ++q)
+        if (q != s)
+            OK(lpf_put(ctx, gslots, s * sizeof *slots, q, gslots, s * sizeof *slots,
+                    sizeof *slots, LPF_MSG_DEFAULT));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    lpf_sync_attr_t za;
+    lpf_memslot_t nz;
+    uint64_t got2 = 0;
+    OK(lpf_noc_register(ctx, &got2, sizeof got2, &nz));
+    OK(lpf_zero_create_sattr(ctx, &za));
+    OK(lpf_zero_set_expected(ctx, 1, 2, za));
+    src = 3000 + s;
+    OK(lpf_noc_put(ctx, ns, 0, nx, slots[nx], s * 8 % 56, 8, LPF_MSG_DEFAULT));
+    OK(lpf_noc_get(ctx, nx, slots[nx], 56, nz, 0, 8, LPF_MSG_DEFAULT));
+    OK(lpf_sync(ctx, za));
+    CHECK(area[pv * 8 % 56 / 8] == 3000 + pv);
+    CHECK(got2 == 7000 + nx);
+    OK(lpf_zero_destroy_sattr(ctx, za));
+    OK(lpf_deregister(ctx, nz));
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
     OK(lpf_deregister(ctx, ns));
     OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));   /* peers are done with na */
     OK(lpf_deregister(ctx, na));
@@ -489,6 +512,25 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
         OK(lpf_put(ctx, ls, 8, (s + 1) % P, gs, 8, 8, LPF_MSG_DEFAULT));
         OK(lpf_sync(ctx, za));
         OK(lpf_sync(ctx, za));
+    } else if (!strcmp(which, "noc_bounds_x") || !strcmp(which, "noc_dereg_x")) {
+        /* as below, from process 2 to process 1 (on the hybrid engine's
+         * 2 x 2: to thread 1 of the other rank) */
+        lpf_memslot_t *slots = calloc(P, sizeof *slots), nsl, sl;
+        OK(lpf_noc_register(ctx, v, 8, &nsl));
+        slots[s] = nsl;
+        OK(lpf_register_global(ctx, slots, P * sizeof *slots, &sl));
+        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        for (lpf_pid_t q = 0; q < P; ++q)
+            if (q != s)
+                OK(lpf_put(ctx, sl, s * sizeof *slots, q, sl, s * sizeof *slots,
+                        sizeof *slots, LPF_MSG_DEFAULT));
+        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        const int dereg = !strcmp(which, "noc_dereg_x");
+        if (dereg && s == 1 % P) OK(lpf_deregister(ctx, nsl));
+        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        if (s == 2 % P)
+            OK(lpf_noc_put(ctx, ls, 0, 1 % P, slots[1 % P], dereg ? 0 : 4, 8, LPF_MSG_DEFAULT));
+        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
     } else if (!strcmp(which, "noc_bounds") || !strcmp(which, "noc_dereg")) {
         lpf_memslot_t *slots = calloc(P, sizeof *slots), nsl, sl;
         OK(lpf_noc_register(ctx, v, 8, &nsl));

@@ -58,6 +58,13 @@ static void internalize(struct sstep_ctx *R, lpf_pid_t T, lpf_pid_t P)
     R->q.limit = SIZE_MAX;
 }
 
+/* the rank-level context's way to its threads' noc slots (lx_noc.c) */
+static struct sstep_ctx *rank_thread(void *arg, lpf_pid_t u)
+{
+    struct hy_rank *rk = arg;
+    return u < rk->nt ? rk->th[u].ctx : NULL;
+}
+
 static struct hy_rank *rank_new(const struct hy_cfg *c, lpf_pid_t R, lpf_pid_t r,
         struct sstep_ctx *rankctx, lpf_spmd_t spmd, lpf_args_t args)
 {
@@ -104,6 +111,10 @@ static struct hy_rank *rank_new(const struct hy_cfg *c, lpf_pid_t R, lpf_pid_t r
         ctx->engine_proc = &rk->th[t];
         rk->th[t].ctx = ctx;
         rk->th[t].rk = rk;
+    }
+    if (rankctx) {
+        rankctx->rank_thread = rank_thread;
+        rankctx->rank_thread_arg = rk;
     }
     return rk;
 }
@@ -556,9 +567,9 @@ static lpf_err_t hy_direct_get(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t sl
     }
     /* another rank: through the rank-level context, which one thread at a
      * time may use outside the leader's sync */
+    const uint32_t rs = hy_rank_slot(ctx, "bsp_direct_get", rk->T, slot, pid);
     pthread_mutex_lock(&hy_mpi_lock);
-    lpf_err_t rc = sstep_mpi_engine.direct_get(rk->rank, pid / rk->T,
-            slot * rk->T + pid % rk->T, off, dst, size);
+    lpf_err_t rc = sstep_mpi_engine.direct_get(rk->rank, pid / rk->T, rs, off, dst, size);
     pthread_mutex_unlock(&hy_mpi_lock);
     return rc;
 }
@@ -570,7 +581,9 @@ static size_t hy_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot
         struct sstep_slot_array *a = sstep_slots(&rk->th[pid - rk->base].ctx->globals);
         return slot < a->size && a->e[slot].state == SSTEP_SLOT_GLOBAL ? a->e[slot].size : SIZE_MAX;
     }
-    if (!rk->rank || (uint64_t)slot * rk->T >= UINT32_MAX) return SIZE_MAX;
+    /* noc slots are never announced: their owners check them */
+    if (!rk->rank || (slot & SSTEP_NOC_BIT) || (uint64_t)slot * rk->T >= UINT32_MAX)
+        return SIZE_MAX;
     return sstep_mpi_engine.remote_size(rk->rank, pid / rk->T, slot * rk->T + pid % rk->T);
 }
 

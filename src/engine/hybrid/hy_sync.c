@@ -465,7 +465,8 @@ static lpf_err_t hy_between_ranks(struct hy_rank *rk, uint64_t check, struct sst
             for (int kind = SSTEP_PUT; kind <= SSTEP_GET; ++kind)
                 for (uint32_t k = pl->head[kind]; k != SSTEP_NIL; k = c->q.reqs[k].next) {
                     const struct sstep_req *r = &c->q.reqs[k];
-                    const uint32_t idx = r->slot * T + u;
+                    const uint32_t idx = hy_rank_slot((struct sstep_ctx *)c,
+                            kind == SSTEP_PUT ? "lpf_put" : "lpf_get", T, r->slot, p);
                     /* a bad range is reported here, in this section's pids
                      * (the owner would name the rank-level context's) */
                     size_t have = sstep_mpi_engine.remote_size(R, rr, idx);

@@ -105,6 +105,23 @@ SSTEP_HIDDEN void hy_range_free(struct hy_rank *rk);
 /* hy_section.c */
 SSTEP_HIDDEN extern pthread_mutex_t hy_mpi_lock;   /* MPI calls outside the leader's sync */
 
+/* Slot `slot` of process pid (another rank's thread u = pid % T) as the
+ * rank-level context names it: global slot k is k*T + u (the mirror), noc
+ * slot index i is i*T + u with the same generation (lx_noc.c routes it
+ * back). A noc index that does not fit ends the run with a line. */
+static inline uint32_t hy_rank_slot(struct sstep_ctx *ctx, const char *prim, lpf_pid_t T,
+        uint32_t slot, lpf_pid_t pid)
+{
+    const lpf_pid_t u = pid % T;
+    if (!(slot & SSTEP_NOC_BIT)) return slot * T + u;
+    const uint64_t i = (uint64_t)(slot & SSTEP_NOC_INDEX) * T + u;
+    if (SSTEP_UNLIKELY(i > SSTEP_NOC_INDEX))
+        sstep_fatal(ctx, prim, "noc slot %u of process %u: the hybrid engine with %u threads "
+                "per rank reaches noc slots below %u of another rank's processes",
+                slot & SSTEP_NOC_INDEX, pid, T, (SSTEP_NOC_INDEX + 1) / T);
+    return (slot & ~SSTEP_NOC_INDEX) | (uint32_t)i;
+}
+
 static inline lpf_pid_t hy_rank_of(const struct hy_rank *rk, lpf_pid_t pid)
 {
     return pid / rk->T;
