@@ -512,9 +512,13 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
         OK(lpf_put(ctx, ls, 8, (s + 1) % P, gs, 8, 8, LPF_MSG_DEFAULT));
         OK(lpf_sync(ctx, za));
         OK(lpf_sync(ctx, za));
-    } else if (!strcmp(which, "noc_bounds_x") || !strcmp(which, "noc_dereg_x")) {
-        /* as below, from process 2 to process 1 (on the hybrid engine's
-         * 2 x 2: to thread 1 of the other rank) */
+    } else if (!strncmp(which, "noc_bounds", 10) || !strncmp(which, "noc_dereg", 9)) {
+        /* process 1 (the _x cases: 2) puts through the noc slot of process
+         * 0 (the _x cases: 1; on the hybrid engine's 2 x 2 that is thread 1
+         * of the other rank) with a bad offset, or after its owner
+         * deregistered it */
+        const int far = which[strlen(which) - 1] == 'x', dereg = !strncmp(which, "noc_dereg", 9);
+        const lpf_pid_t issuer = (far ? 2 : 1) % P, owner = far ? 1 % P : 0;
         lpf_memslot_t *slots = calloc(P, sizeof *slots), nsl, sl;
         OK(lpf_noc_register(ctx, v, 8, &nsl));
         slots[s] = nsl;
@@ -525,29 +529,12 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
                 OK(lpf_put(ctx, sl, s * sizeof *slots, q, sl, s * sizeof *slots,
                         sizeof *slots, LPF_MSG_DEFAULT));
         OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
-        const int dereg = !strcmp(which, "noc_dereg_x");
-        if (dereg && s == 1 % P) OK(lpf_deregister(ctx, nsl));
-        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
-        if (s == 2 % P)
-            OK(lpf_noc_put(ctx, ls, 0, 1 % P, slots[1 % P], dereg ? 0 : 4, 8, LPF_MSG_DEFAULT));
-        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
-    } else if (!strcmp(which, "noc_bounds") || !strcmp(which, "noc_dereg")) {
-        lpf_memslot_t *slots = calloc(P, sizeof *slots), nsl, sl;
-        OK(lpf_noc_register(ctx, v, 8, &nsl));
-        slots[s] = nsl;
-        OK(lpf_register_global(ctx, slots, P * sizeof *slots, &sl));
-        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
-        OK(lpf_put(ctx, sl, s * sizeof *slots, (s + 1) % P, sl, s * sizeof *slots,
-                sizeof *slots, LPF_MSG_DEFAULT));
-        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
-        const lpf_pid_t pv = (s + P - 1) % P;
-        if (!strcmp(which, "noc_dereg")) {
-            if (s == 0) OK(lpf_deregister(ctx, nsl));
+        if (dereg) {
+            if (s == owner) OK(lpf_deregister(ctx, nsl));
             OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
-            if (s == 1 % P) OK(lpf_noc_put(ctx, ls, 0, 0, slots[pv], 0, 8, LPF_MSG_DEFAULT));
-        } else if (s == 1 % P) {
-            OK(lpf_noc_put(ctx, ls, 0, pv, slots[pv], 4, 8, LPF_MSG_DEFAULT));
         }
+        if (s == issuer)
+            OK(lpf_noc_put(ctx, ls, 0, owner, slots[owner], dereg ? 0 : 4, 8, LPF_MSG_DEFAULT));
         OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
     } else if (!strcmp(which, "reg_zero") || !strcmp(which, "reg_tag")) {
         /* a resize takes effect at an ordinary sync only, not at a
