@@ -26,7 +26,7 @@ cdef enum:
     M_FAILED = 4
 
 _NUMBERS = (bool, int, float, complex, np.number, np.bool_)
-_TWO_MIN = 262144     # allreduce in two phases from this many bytes
+_TWO_MIN = 262144     # reduce, allreduce in two phases from this many bytes
 _PYOPS = {"sum": operator.add, "prod": operator.mul, "min": min, "max": max}
 
 

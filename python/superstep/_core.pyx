@@ -103,12 +103,21 @@ cdef extern from "sstep_py.h" nogil:
         char *dst
         const char *src
         size_t n
+    cdef struct sstep_py_fold:
+        int op, kind
+        size_t n
+        char *dst
+        char *also
+        const char *const *src
+        unsigned nsrc
     cdef struct sstep_py_post:
         const int64_t *table
         unsigned nprocs, meta
         int64_t chk
+        int sent
         const sstep_py_copy *cp
         size_t ncp
+        const sstep_py_fold *fold
         int ok
     lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin, sstep_py_post *po)
     void sstep_py_enter()
@@ -319,6 +328,9 @@ cdef class Context:
     cdef dict _chkc           # the collectives' argument hashes over every process
     cdef object _cpbuf        # memory of _cps
     cdef sstep_py_copy *_cps  # a collective's copies after its sync (nprocs + 1)
+    cdef sstep_py_fold _fold  # a reduction's fold after its sync (_reduce.pxi)
+    cdef object _fsrcbuf      # memory of _fsrc
+    cdef const char **_fsrc   # the fold's rows (nprocs)
 
     # ---- life cycle -------------------------------------------------------
 
@@ -346,6 +358,8 @@ cdef class Context:
         self._chkc = {}
         self._cpbuf = np.zeros((p + 1) * sizeof(sstep_py_copy), dtype=np.uint8)
         self._cps = <sstep_py_copy *>cnp.PyArray_DATA(<cnp.ndarray>self._cpbuf)
+        self._fsrcbuf = np.zeros(max(p, 2) * sizeof(char *), dtype=np.uint8)
+        self._fsrc = <const char **>cnp.PyArray_DATA(<cnp.ndarray>self._fsrcbuf)
         self._valid = True
         self._failed = False
         self._checked = _CHECKED
@@ -369,6 +383,8 @@ cdef class Context:
     cdef _drop(self):
         self._cps = NULL
         self._cpbuf = None
+        self._fsrc = NULL
+        self._fsrcbuf = None
         self._tmp = None
         self._keep = None
         self._deferred = None

@@ -110,12 +110,13 @@ cdef bint _a_begin(Context self, str prim, object frame, object arr, int64_t chk
     return send
 
 
-cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL) except -1:
+cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL, bint keep=False) except -1:
     """The sync of a collective's first superstep. With po (a call over
     every process whose data were sent): returns 1 when sstep_py_sync_gil
     found the call complete and made po's copies (the table is then
-    cleared, the frame dropped). Else 0: the frame stays registered
-    (_a_drop or _a_slot) and the table is read by _fast_ok or _a_table."""
+    cleared, the frame dropped unless keep: the caller then drops it after
+    its second superstep). Else 0: the frame stays registered (_a_drop or
+    _a_slot) and the table is read by _fast_ok or _a_table."""
     try:
         self._lowsync(prim, po)
     except BaseException:
@@ -124,7 +125,8 @@ cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL) except -1:
         raise
     if po != NULL and po.ok:
         memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
-        _a_drop(self)
+        if not keep:
+            _a_drop(self)
         return 1
     return 0
 
@@ -135,8 +137,10 @@ cdef inline sstep_py_post *_post(Context self, sstep_py_post *po, int64_t chk, s
     po.nprocs = self.nprocs
     po.meta = META
     po.chk = chk
+    po.sent = 1
     po.cp = self._cps
     po.ncp = ncp
+    po.fold = NULL
     po.ok = 0
     return po
 
