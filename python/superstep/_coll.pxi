@@ -223,6 +223,21 @@ cdef int _bcast_puts(Context self, object src, list mem, size_t nb) except -1:
     return 0
 
 
+cdef int _bcast_big(Context self, str prim, list mem, object root, size_t nb) except -1:
+    """Large data, a second superstep: straight from root's array into the
+    members' (registered by the first superstep, which this drops)."""
+    if self.pid == root and nb:
+        self._room(prim, len(mem), 0)
+        for q in mem:
+            if q != self.pid:
+                lpf_put(self._ctx, self._afh, 0, <lpf_pid_t>q, self._afh, 0, nb,
+                        LPF_MSG_DEFAULT)
+                self._nissued += 1
+    self._lowsync(prim)
+    _a_drop(self)
+    return 0
+
+
 cdef object _broadcast(Context self, object a, object root, object procs):
     cdef str prim = "ctx.broadcast"
     self._check(prim)
@@ -248,9 +263,10 @@ cdef object _broadcast(Context self, object a, object root, object procs):
     cdef int64_t chk = _chk(self, 1, procs, mem, root, None)
     if mode == M_ARRAY:
         nb = (<cnp.ndarray>src).nbytes
+    cdef bint big = nb >= BIG_COPY
     cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
                               src if mode == M_ARRAY else None, chk, mode, nb, len(mem),
-                              None, 0, None, nb >= BIG_COPY)
+                              None, 0, None, big)
     cdef sstep_py_post po
     cdef sstep_py_post *pp = NULL
     if send:
@@ -260,7 +276,11 @@ cdef object _broadcast(Context self, object a, object root, object procs):
             if self.pid != root:
                 _cp(self, 0, _data(<cnp.ndarray>src), _gdata(self), nb)
             pp = _post(self, &po, chk, 0 if self.pid == root else 1)
-    if _a_end(self, prim, pp):
+    elif big and procs is None and mode == M_ARRAY:
+        pp = _post_big(self, &po, chk)
+    if _a_end(self, prim, pp, big):
+        if big:
+            _bcast_big(self, prim, mem, root, nb)
         return a
     if mode == M_ARRAY and _fast_ok(self, mem, chk):
         if me >= 0 and self.pid != root and nb:
@@ -276,15 +296,7 @@ cdef object _broadcast(Context self, object a, object root, object procs):
         how = M_OBJECT
     if how == M_ARRAY:
         if <size_t>table[root][C_NBYTES] >= BIG_COPY:
-            # large: straight from root's array into the members' (registered
-            # by the first superstep)
-            if me >= 0 and self.pid != root and nb:
-                self._room(prim, 1, 0)
-                lpf_get(self._ctx, <lpf_pid_t>root, self._afh, 0, self._afh, 0, nb,
-                        LPF_MSG_DEFAULT)
-                self._nissued += 1
-            self._lowsync(prim)
-            _a_drop(self)
+            _bcast_big(self, prim, mem, root, nb)
             return a if me >= 0 else None
         _a_drop(self)
         if not _all_sent(table):
@@ -395,6 +407,24 @@ cdef int _gather_puts(Context self, object src, list mem, object root, size_t me
     return 0
 
 
+cdef object _gather_big(Context self, str prim, object src, object out, list mem, object root,
+                        size_t ume, size_t nb, bint to_all, bint receives):
+    """Large data, a second superstep: straight from the arguments into the
+    results (registered by the first superstep, which this drops)."""
+    if nb:
+        if receives:
+            memcpy(_data(<cnp.ndarray>out) + ume * nb, _data(<cnp.ndarray>src), nb)
+        self._room(prim, len(mem), 0)
+        for q in mem:
+            if q != self.pid and (to_all or q == root):
+                lpf_put(self._ctx, self._afh, 0, <lpf_pid_t>q, self._afh2, ume * nb, nb,
+                        LPF_MSG_DEFAULT)
+                self._nissued += 1
+    self._lowsync(prim)
+    _a_drop(self)
+    return out if receives else None
+
+
 cdef object _gather(Context self, object a, object root, object procs, bint to_all,
                     object outarg):
     cdef str prim = "ctx.allgather" if to_all else "ctx.gather"
@@ -426,9 +456,10 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
     cdef int64_t chk = _chk(self, 3 if to_all else 2, procs, mem, root, None)
     if me >= 0 and mode != M_OBJECT:
         nb = (<cnp.ndarray>src).nbytes
+    cdef bint big = (P - 1) * nb >= BIG_COPY
     cdef bint send = _a_begin(self, prim, frame if mode == M_OBJECT else src,
                               src if mode != M_OBJECT else None, chk, mode, P * nb, P, None, 0,
-                              out, (P - 1) * nb >= BIG_COPY)
+                              out, big)
     cdef char *o
     cdef char *g
     cdef sstep_py_post po
@@ -443,27 +474,19 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
                     _cp(self, k, o + k * nb,
                         _data(<cnp.ndarray>src) if k == ume else g + k * nb, nb)
             pp = _post(self, &po, chk, P if receives else 0)
-    if _a_end(self, prim, pp):
+    elif big and procs is None and mode != M_OBJECT:
+        pp = _post_big(self, &po, chk)
+    if _a_end(self, prim, pp, big):
+        if big:
+            return _gather_big(self, prim, src, out, mem, root, ume, nb, to_all, receives)
         return out if receives else None
     cdef int how = M_ARRAY
     if mode == M_OBJECT or not _fast_ok(self, mem, chk):
         table = _a_table(self)
         how = _a_check(self, prim, table, mem)
         if how == M_ARRAY and (P - 1) * <size_t>table[mem[0]][C_NBYTES] >= BIG_COPY:
-            # large: straight from the arguments into the results (registered
-            # by the first superstep)
-            if me >= 0 and nb:
-                if receives:
-                    memcpy(_data(<cnp.ndarray>out) + ume * nb, _data(<cnp.ndarray>src), nb)
-                self._room(prim, P, 0)
-                for q in mem:
-                    if q != self.pid and (to_all or q == root):
-                        lpf_put(self._ctx, self._afh, 0, <lpf_pid_t>q, self._afh2, ume * nb, nb,
-                                LPF_MSG_DEFAULT)
-                        self._nissued += 1
-            self._lowsync(prim)
-            _a_drop(self)
-            return out if receives else None
+            return _gather_big(self, prim, src, out, mem, root, ume, nb if me >= 0 else 0,
+                               to_all, receives)
         if how == M_ARRAY:
             _a_drop(self)
             if not _all_sent(table):
@@ -579,6 +602,24 @@ cdef int _a2a_puts(Context self, object src, list mem, size_t me, size_t blk) ex
     return 0
 
 
+cdef object _a2a_big(Context self, str prim, object src, object out, list mem, size_t ume,
+                     size_t blk):
+    """Large data, a second superstep: straight from the arguments into the
+    results (registered by the first superstep, which this drops)."""
+    cdef size_t k, P = len(mem)
+    if blk:
+        memcpy(_data(<cnp.ndarray>out) + ume * blk, _data(<cnp.ndarray>src) + ume * blk, blk)
+        self._room(prim, P, 0)
+        for k in range(P):
+            if mem[k] != self.pid:
+                lpf_put(self._ctx, self._afh, k * blk, <lpf_pid_t>mem[k], self._afh2,
+                        ume * blk, blk, LPF_MSG_DEFAULT)
+        self._nissued += P - 1
+    self._lowsync(prim)
+    _a_drop(self)
+    return out if self.pid in mem else None
+
+
 cdef object _alltoall(Context self, object a, object procs, object outarg):
     cdef str prim = "ctx.alltoall"
     self._check(prim)
@@ -609,9 +650,10 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
     if me >= 0 and mode == M_ARRAY:
         nb = (<cnp.ndarray>src).nbytes
         blk = nb // P
+    cdef bint big = blk * (P - 1) >= BIG_COPY
     cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
                               src if mode == M_ARRAY else None, chk, mode, nb, P, None, 0, out,
-                              blk * (P - 1) >= BIG_COPY)
+                              big)
     cdef char *o
     cdef char *g
     cdef sstep_py_post po
@@ -625,27 +667,18 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
                 _cp(self, k, o + k * blk,
                     (_data(<cnp.ndarray>src) if k == ume else g) + k * blk, blk)
             pp = _post(self, &po, chk, P)
-    if _a_end(self, prim, pp):
+    elif big and procs is None and mode == M_ARRAY:
+        pp = _post_big(self, &po, chk)
+    if _a_end(self, prim, pp, big):
+        if big:
+            return _a2a_big(self, prim, src, out, mem, ume, blk)
         return out
     cdef int how = M_ARRAY
     if mode == M_OBJECT or not _fast_ok(self, mem, chk):
         table = _a_table(self)
         how = _a_check(self, prim, table, mem)
         if how == M_ARRAY and (P - 1) * (<size_t>table[mem[0]][C_NBYTES] // P) >= BIG_COPY:
-            # large: straight from the arguments into the results (registered
-            # by the first superstep)
-            if me >= 0 and blk:
-                memcpy(_data(<cnp.ndarray>out) + ume * blk, _data(<cnp.ndarray>src) + ume * blk,
-                       blk)
-                self._room(prim, P, 0)
-                for k in range(P):
-                    if mem[k] != self.pid:
-                        lpf_put(self._ctx, self._afh, k * blk, <lpf_pid_t>mem[k], self._afh2,
-                                ume * blk, blk, LPF_MSG_DEFAULT)
-                self._nissued += P - 1
-            self._lowsync(prim)
-            _a_drop(self)
-            return out if me >= 0 else None
+            return _a2a_big(self, prim, src, out, mem, ume, blk if me >= 0 else 0)
         if how == M_ARRAY:
             _a_drop(self)
             if not _all_sent(table):

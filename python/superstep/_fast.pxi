@@ -145,6 +145,14 @@ cdef inline sstep_py_post *_post(Context self, sstep_py_post *po, int64_t chk, s
     return po
 
 
+cdef inline sstep_py_post *_post_big(Context self, sstep_py_post *po, int64_t chk):
+    """po for _a_end when the data move in a second superstep (nothing was
+    sent): the call is complete when every process says so."""
+    _post(self, po, chk, 0)
+    po.sent = 0
+    return po
+
+
 cdef inline void _cp(Context self, size_t i, char *dst, const char *src, size_t n) noexcept:
     self._cps[i].dst = dst
     self._cps[i].src = src
