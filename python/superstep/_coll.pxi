@@ -87,7 +87,8 @@ cdef int64_t _chk(Context self, int code, object procs, object mem, object root,
     """_checkval, kept per context for the calls over every process."""
     if procs is not None:
         return _checkval(code, mem, root, op)
-    key = (code, root, op if isinstance(op, str) else None)
+    cdef long oc = (<int>_OPCODE.get(op, 5)) if isinstance(op, str) else 0
+    key = ((-1 if root is None else <long>root) + 1) * 128 + oc * 16 + code
     v = self._chkc.get(key)
     if v is None:
         v = self._chkc[key] = _checkval(code, mem, root, op)
@@ -262,7 +263,7 @@ cdef object _broadcast(Context self, object a, object root, object procs):
         raise
     cdef int64_t chk = _chk(self, 1, procs, mem, root, None)
     if mode == M_ARRAY:
-        nb = (<cnp.ndarray>src).nbytes
+        nb = cnp.PyArray_NBYTES(<cnp.ndarray>src)
     cdef bint big = nb >= BIG_COPY
     cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
                               src if mode == M_ARRAY else None, chk, mode, nb, len(mem),
@@ -455,7 +456,7 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
         raise
     cdef int64_t chk = _chk(self, 3 if to_all else 2, procs, mem, root, None)
     if me >= 0 and mode != M_OBJECT:
-        nb = (<cnp.ndarray>src).nbytes
+        nb = cnp.PyArray_NBYTES(<cnp.ndarray>src)
     cdef bint big = (P - 1) * nb >= BIG_COPY
     cdef bint send = _a_begin(self, prim, frame if mode == M_OBJECT else src,
                               src if mode != M_OBJECT else None, chk, mode, P * nb, P, None, 0,
@@ -638,7 +639,8 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
                 mode = M_OBJECT
                 frame = _encode_many(_items(self, prim, a, P, "the argument"))
                 src = _empty()
-            elif src.ndim == 0 or src.shape[0] != P:
+            elif (cnp.PyArray_NDIM(<cnp.ndarray>src) == 0
+                  or <size_t>cnp.PyArray_DIMS(<cnp.ndarray>src)[0] != P):
                 raise ValueError("%s: the array's first dimension must be len(procs) = %d, "
                                  "shape is %s" % (self._who(prim), P, src.shape))
             else:
@@ -648,7 +650,7 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
         raise
     cdef int64_t chk = _chk(self, 4, procs, mem, None, None)
     if me >= 0 and mode == M_ARRAY:
-        nb = (<cnp.ndarray>src).nbytes
+        nb = cnp.PyArray_NBYTES(<cnp.ndarray>src)
         blk = nb // P
     cdef bint big = blk * (P - 1) >= BIG_COPY
     cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
@@ -728,6 +730,31 @@ cdef int _scatter_puts(Context self, object src, list mem, size_t rownb) except 
     return 0
 
 
+cdef object _scatter_res(Context self, str prim, object out, int64_t *rr):
+    """The result of scatter for root's row rr of the table: out when it
+    has the row's shape and dtype (else ValueError), or a new array."""
+    cdef int nd = <int>rr[C_NDIM], k
+    cdef cnp.npy_intp dims[SHAPE_MAX]
+    for k in range(nd):
+        dims[k] = <cnp.npy_intp>rr[C_NDIM + 1 + k]
+    if out is None:
+        return cnp.PyArray_EMPTY(nd, dims, <int>rr[C_DTYPE], 0)
+    cdef cnp.ndarray o = <cnp.ndarray>out
+    if (cnp.PyArray_TYPE(o) == rr[C_DTYPE] and cnp.PyArray_ISNOTSWAPPED(o)
+            and cnp.PyArray_NDIM(o) == nd):
+        for k in range(nd):
+            if cnp.PyArray_DIMS(o)[k] != dims[k]:
+                break
+        else:
+            return out
+    dt = <object>cnp.PyArray_DescrFromType(<int>rr[C_DTYPE])
+    shape = tuple([dims[k] for k in range(nd)])
+    if out.dtype != dt or out.shape != shape:
+        raise ValueError("%s: out has shape %s and dtype %s, the row has shape %s "
+                         "and dtype %s" % (self._who(prim), out.shape, out.dtype, shape, dt))
+    return out
+
+
 cdef object _scatter(Context self, object a, object root, object procs, object outarg):
     cdef str prim = "ctx.scatter"
     self._check(prim)
@@ -750,7 +777,7 @@ cdef object _scatter(Context self, object a, object root, object procs, object o
                     == plain.dtype):
                 src = plain
                 rowshape = plain.shape[1:]
-                rownb = (<cnp.ndarray>src).nbytes // P
+                rownb = cnp.PyArray_NBYTES(<cnp.ndarray>src) // P
             else:
                 mode = M_OBJECT
                 items = _items(self, prim, a, P, "root's argument")
@@ -768,7 +795,9 @@ cdef object _scatter(Context self, object a, object root, object procs, object o
         _scatter_puts(self, src, mem, rownb)
     _a_end(self, prim)
     cdef int how = M_ARRAY
-    row = self._meta[root].tolist()
+    cdef int64_t rr[META]      # root's row
+    memcpy(rr, <int64_t *>cnp.PyArray_DATA(self._meta) + <size_t>root * META,
+           META * sizeof(int64_t))
     if not _fast_ok(self, [root], chk):
         table = _a_table(self)
         how = _a_check(self, prim, table, [root])
@@ -783,17 +812,8 @@ cdef object _scatter(Context self, object a, object root, object procs, object o
     if how == M_ARRAY:
         if me < 0:
             return None
-        dt = <object>cnp.PyArray_DescrFromType(<int>row[C_DTYPE])
-        shape = tuple(row[C_NDIM + 1:C_NDIM + 1 + row[C_NDIM]])
-        nb = <size_t>row[C_NBYTES] // P
-        if out is not None:
-            if out.dtype != dt or out.shape != shape:
-                raise ValueError("%s: out has shape %s and dtype %s, the row has shape %s "
-                                 "and dtype %s" % (self._who(prim), out.shape, out.dtype,
-                                                   shape, dt))
-            res = out
-        else:
-            res = np.empty(shape, dtype=dt)
+        nb = <size_t>rr[C_NBYTES] // P
+        res = _scatter_res(self, prim, out, rr)
         if nb:
             if self.pid == root:
                 memcpy(_data(<cnp.ndarray>res), _data(<cnp.ndarray>src) + ume * nb, nb)

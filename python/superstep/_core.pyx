@@ -10,6 +10,10 @@ C message would give.
 """
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
+from cpython.pyport cimport PY_SSIZE_T_MAX
+cdef extern from "Python.h":
+    # PyList_SetSlice(l, lo, hi, NULL): a list emptied in place
+    int _list_cut "PyList_SetSlice"(object l, Py_ssize_t lo, Py_ssize_t hi, void *v) except -1
 cimport numpy as cnp
 import numpy as np
 import os
@@ -495,14 +499,14 @@ cdef class Context:
             for h in self._tmp:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._tmp)
-            del self._tmp[:]
+            _list_cut(self._tmp, 0, PY_SSIZE_T_MAX, NULL)
         if self._keep:
-            del self._keep[:]
+            _list_cut(self._keep, 0, PY_SSIZE_T_MAX, NULL)
         if self._deferred:
             for h, _ in self._deferred:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._deferred)
-            del self._deferred[:]
+            _list_cut(self._deferred, 0, PY_SSIZE_T_MAX, NULL)
         self._nregs_peak = self._nregs
         if prim == "ctx.setup":
             self._layer_step()

@@ -33,7 +33,7 @@
 
 cdef enum:
     G_MIN = 65536      # the collective buffer's smallest size
-    BIG_COPY = 131072  # from this many bytes to copy out of the collective buffer
+    BIG_COPY = 32768   # from this many bytes to copy out of the collective buffer
                        # per process, the data move between the registered arrays
     SHAPE_MAX = 7      # dimensions of a row's shape in the table (scatter)
 
@@ -52,7 +52,7 @@ cdef inline lpf_memslot_t _reg_local(Context self, object a):
     """A local registration of the C-contiguous array a until the next sync
     (the caller made room)."""
     cdef lpf_memslot_t h
-    lpf_register_local(self._ctx, _data(<cnp.ndarray>a), (<cnp.ndarray>a).nbytes, &h)
+    lpf_register_local(self._ctx, _data(<cnp.ndarray>a), cnp.PyArray_NBYTES(<cnp.ndarray>a), &h)
     self._nregs += 1
     if self._nregs > self._nregs_peak:
         self._nregs_peak = self._nregs
@@ -81,9 +81,9 @@ cdef bint _a_begin(Context self, str prim, object frame, object arr, int64_t chk
     cdef bint send = ((mode == M_ARRAY or mode == M_SCALAR) and self._gbuf is not None
                       and need <= self._gcap and not big)
     self._room(prim, p + (nput if send else 0), 3 if send else 2)
-    lpf_register_global(self._ctx, _data(f), f.nbytes, &h)
+    lpf_register_global(self._ctx, _data(f), cnp.PyArray_NBYTES(f), &h)
     self._afh = h
-    lpf_register_global(self._ctx, _data(f2), f2.nbytes, &h)
+    lpf_register_global(self._ctx, _data(f2), cnp.PyArray_NBYTES(f2), &h)
     self._afh2 = h
     self._nregs += 2
     if self._nregs > self._nregs_peak:
@@ -124,7 +124,7 @@ cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL, bint keep=False)
         self._deferred.append((self._afh2, None))
         raise
     if po != NULL and po.ok:
-        memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
+        memset(cnp.PyArray_DATA(self._meta), 0, cnp.PyArray_NBYTES(self._meta))
         if not keep:
             _a_drop(self)
         return 1
@@ -162,7 +162,7 @@ cdef inline void _cp(Context self, size_t i, char *dst, const char *src, size_t 
 cdef object _a_table(Context self):
     """The table of the first superstep as a list of rows (then cleared)."""
     table = self._meta.tolist()
-    memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
+    memset(cnp.PyArray_DATA(self._meta), 0, cnp.PyArray_NBYTES(self._meta))
     return table
 
 

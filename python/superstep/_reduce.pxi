@@ -51,11 +51,11 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
                 frame = _encode(a)
                 src = _empty()
             else:
-                scalar = src.ndim == 0
+                scalar = cnp.PyArray_NDIM(<cnp.ndarray>src) == 0
                 if not isinstance(a, np.ndarray):
                     mode = M_SCALAR
-                n = (<cnp.ndarray>src).size
-                isz = (<cnp.ndarray>src).itemsize
+                n = cnp.PyArray_SIZE(<cnp.ndarray>src)
+                isz = cnp.PyArray_ITEMSIZE(<cnp.ndarray>src)
                 nb = n * isz
         active = me >= 0 and (all_ or self.pid == root)
         two = (me >= 0 and mode != M_OBJECT and isinstance(op, str) and P > 1
