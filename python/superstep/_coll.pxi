@@ -730,6 +730,14 @@ cdef int _scatter_puts(Context self, object src, list mem, size_t rownb) except 
     return 0
 
 
+cdef bint _builtin_dtype(object a):
+    """Whether a's dtype is the one its type number names (what a row of the
+    table can say: no byte order, size or fields of its own)."""
+    cdef cnp.ndarray x = <cnp.ndarray>a
+    cdef cnp.dtype d = cnp.PyArray_DescrFromType(cnp.PyArray_TYPE(x))
+    return d is <object>x.descr or <object>d == x.dtype
+
+
 cdef object _scatter_res(Context self, str prim, object out, int64_t *rr):
     """The result of scatter for root's row rr of the table: out when it
     has the row's shape and dtype (else ValueError), or a new array."""
@@ -771,10 +779,10 @@ cdef object _scatter(Context self, object a, object root, object procs, object o
         frame = src
         if self.pid == root:
             plain = _plain(a, False) if isinstance(a, np.ndarray) else None
-            if (plain is not None and plain.ndim >= 1 and plain.shape[0] == P
-                    and plain.ndim - 1 <= SHAPE_MAX
-                    and <object>cnp.PyArray_DescrFromType(cnp.PyArray_TYPE(<cnp.ndarray>plain))
-                    == plain.dtype):
+            if (plain is not None and cnp.PyArray_NDIM(<cnp.ndarray>plain) >= 1
+                    and <size_t>cnp.PyArray_DIMS(<cnp.ndarray>plain)[0] == P
+                    and cnp.PyArray_NDIM(<cnp.ndarray>plain) - 1 <= SHAPE_MAX
+                    and _builtin_dtype(plain)):
                 src = plain
                 rowshape = plain.shape[1:]
                 rownb = cnp.PyArray_NBYTES(<cnp.ndarray>src) // P

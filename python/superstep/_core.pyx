@@ -553,7 +553,7 @@ cdef class Context:
                              "np.ascontiguousarray" % (self._who(prim), what, (<object>arr).strides))
         if writable and not cnp.PyArray_ISWRITEABLE(arr):
             raise ValueError("%s: %s is read-only" % (self._who(prim), what))
-        if arr.dtype.hasobject:
+        if cnp.PyDataType_FLAGS(arr.descr) & 1:       # NPY_ITEM_HASOBJECT
             raise TypeError("%s: %s holds Python objects; only plain data can be "
                             "registered or moved" % (self._who(prim), what))
         return arr
