@@ -446,7 +446,7 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
                 mode = M_OBJECT
                 frame = _encode(a)
                 src = _empty()
-            elif not isinstance(a, np.ndarray):
+            elif not cnp.PyArray_Check(a):
                 mode = M_SCALAR
         receives = me >= 0 and (to_all or self.pid == root)
         if receives and mode != M_OBJECT:
@@ -778,7 +778,7 @@ cdef object _scatter(Context self, object a, object root, object procs, object o
         src = _empty()
         frame = src
         if self.pid == root:
-            plain = _plain(a, False) if isinstance(a, np.ndarray) else None
+            plain = _plain(a, False) if cnp.PyArray_Check(a) else None
             if (plain is not None and cnp.PyArray_NDIM(<cnp.ndarray>plain) >= 1
                     and <size_t>cnp.PyArray_DIMS(<cnp.ndarray>plain)[0] == P
                     and cnp.PyArray_NDIM(<cnp.ndarray>plain) - 1 <= SHAPE_MAX

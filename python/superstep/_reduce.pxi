@@ -52,7 +52,7 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
                 src = _empty()
             else:
                 scalar = cnp.PyArray_NDIM(<cnp.ndarray>src) == 0
-                if not isinstance(a, np.ndarray):
+                if not cnp.PyArray_Check(a):
                     mode = M_SCALAR
                 n = cnp.PyArray_SIZE(<cnp.ndarray>src)
                 isz = cnp.PyArray_ITEMSIZE(<cnp.ndarray>src)
