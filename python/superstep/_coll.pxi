@@ -26,7 +26,7 @@ cdef enum:
     M_FAILED = 4
 
 _NUMBERS = (bool, int, float, complex, np.number, np.bool_)
-_TWO_MIN = 262144     # allreduce in two phases from this many bytes
+_TWO_MIN = 262144     # reduce, allreduce in two phases from this many bytes
 _PYOPS = {"sum": operator.add, "prod": operator.mul, "min": min, "max": max}
 
 
@@ -87,7 +87,8 @@ cdef int64_t _chk(Context self, int code, object procs, object mem, object root,
     """_checkval, kept per context for the calls over every process."""
     if procs is not None:
         return _checkval(code, mem, root, op)
-    key = (code, root, op if isinstance(op, str) else None)
+    cdef long oc = (<int>_OPCODE.get(op, 5)) if isinstance(op, str) else 0
+    key = ((-1 if root is None else <long>root) + 1) * 128 + oc * 16 + code
     v = self._chkc.get(key)
     if v is None:
         v = self._chkc[key] = _checkval(code, mem, root, op)
@@ -223,6 +224,21 @@ cdef int _bcast_puts(Context self, object src, list mem, size_t nb) except -1:
     return 0
 
 
+cdef int _bcast_big(Context self, str prim, list mem, object root, size_t nb) except -1:
+    """Large data, a second superstep: straight from root's array into the
+    members' (registered by the first superstep, which this drops)."""
+    if self.pid == root and nb:
+        self._room(prim, len(mem), 0)
+        for q in mem:
+            if q != self.pid:
+                lpf_put(self._ctx, self._afh, 0, <lpf_pid_t>q, self._afh, 0, nb,
+                        LPF_MSG_DEFAULT)
+                self._nissued += 1
+    self._lowsync(prim)
+    _a_drop(self)
+    return 0
+
+
 cdef object _broadcast(Context self, object a, object root, object procs):
     cdef str prim = "ctx.broadcast"
     self._check(prim)
@@ -247,10 +263,11 @@ cdef object _broadcast(Context self, object a, object root, object procs):
         raise
     cdef int64_t chk = _chk(self, 1, procs, mem, root, None)
     if mode == M_ARRAY:
-        nb = (<cnp.ndarray>src).nbytes
+        nb = cnp.PyArray_NBYTES(<cnp.ndarray>src)
+    cdef bint big = nb >= BIG_COPY
     cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
                               src if mode == M_ARRAY else None, chk, mode, nb, len(mem),
-                              None, 0, None, nb >= BIG_COPY)
+                              None, 0, None, big)
     cdef sstep_py_post po
     cdef sstep_py_post *pp = NULL
     if send:
@@ -260,7 +277,11 @@ cdef object _broadcast(Context self, object a, object root, object procs):
             if self.pid != root:
                 _cp(self, 0, _data(<cnp.ndarray>src), _gdata(self), nb)
             pp = _post(self, &po, chk, 0 if self.pid == root else 1)
-    if _a_end(self, prim, pp):
+    elif big and procs is None and mode == M_ARRAY:
+        pp = _post_big(self, &po, chk)
+    if _a_end(self, prim, pp, big):
+        if big:
+            _bcast_big(self, prim, mem, root, nb)
         return a
     if mode == M_ARRAY and _fast_ok(self, mem, chk):
         if me >= 0 and self.pid != root and nb:
@@ -276,15 +297,7 @@ cdef object _broadcast(Context self, object a, object root, object procs):
         how = M_OBJECT
     if how == M_ARRAY:
         if <size_t>table[root][C_NBYTES] >= BIG_COPY:
-            # large: straight from root's array into the members' (registered
-            # by the first superstep)
-            if me >= 0 and self.pid != root and nb:
-                self._room(prim, 1, 0)
-                lpf_get(self._ctx, <lpf_pid_t>root, self._afh, 0, self._afh, 0, nb,
-                        LPF_MSG_DEFAULT)
-                self._nissued += 1
-            self._lowsync(prim)
-            _a_drop(self)
+            _bcast_big(self, prim, mem, root, nb)
             return a if me >= 0 else None
         _a_drop(self)
         if not _all_sent(table):
@@ -395,6 +408,24 @@ cdef int _gather_puts(Context self, object src, list mem, object root, size_t me
     return 0
 
 
+cdef object _gather_big(Context self, str prim, object src, object out, list mem, object root,
+                        size_t ume, size_t nb, bint to_all, bint receives):
+    """Large data, a second superstep: straight from the arguments into the
+    results (registered by the first superstep, which this drops)."""
+    if nb:
+        if receives:
+            memcpy(_data(<cnp.ndarray>out) + ume * nb, _data(<cnp.ndarray>src), nb)
+        self._room(prim, len(mem), 0)
+        for q in mem:
+            if q != self.pid and (to_all or q == root):
+                lpf_put(self._ctx, self._afh, 0, <lpf_pid_t>q, self._afh2, ume * nb, nb,
+                        LPF_MSG_DEFAULT)
+                self._nissued += 1
+    self._lowsync(prim)
+    _a_drop(self)
+    return out if receives else None
+
+
 cdef object _gather(Context self, object a, object root, object procs, bint to_all,
                     object outarg):
     cdef str prim = "ctx.allgather" if to_all else "ctx.gather"
@@ -415,7 +446,7 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
                 mode = M_OBJECT
                 frame = _encode(a)
                 src = _empty()
-            elif not isinstance(a, np.ndarray):
+            elif not cnp.PyArray_Check(a):
                 mode = M_SCALAR
         receives = me >= 0 and (to_all or self.pid == root)
         if receives and mode != M_OBJECT:
@@ -425,10 +456,11 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
         raise
     cdef int64_t chk = _chk(self, 3 if to_all else 2, procs, mem, root, None)
     if me >= 0 and mode != M_OBJECT:
-        nb = (<cnp.ndarray>src).nbytes
+        nb = cnp.PyArray_NBYTES(<cnp.ndarray>src)
+    cdef bint big = (P - 1) * nb >= BIG_COPY
     cdef bint send = _a_begin(self, prim, frame if mode == M_OBJECT else src,
                               src if mode != M_OBJECT else None, chk, mode, P * nb, P, None, 0,
-                              out, (P - 1) * nb >= BIG_COPY)
+                              out, big)
     cdef char *o
     cdef char *g
     cdef sstep_py_post po
@@ -443,27 +475,19 @@ cdef object _gather(Context self, object a, object root, object procs, bint to_a
                     _cp(self, k, o + k * nb,
                         _data(<cnp.ndarray>src) if k == ume else g + k * nb, nb)
             pp = _post(self, &po, chk, P if receives else 0)
-    if _a_end(self, prim, pp):
+    elif big and procs is None and mode != M_OBJECT:
+        pp = _post_big(self, &po, chk)
+    if _a_end(self, prim, pp, big):
+        if big:
+            return _gather_big(self, prim, src, out, mem, root, ume, nb, to_all, receives)
         return out if receives else None
     cdef int how = M_ARRAY
     if mode == M_OBJECT or not _fast_ok(self, mem, chk):
         table = _a_table(self)
         how = _a_check(self, prim, table, mem)
         if how == M_ARRAY and (P - 1) * <size_t>table[mem[0]][C_NBYTES] >= BIG_COPY:
-            # large: straight from the arguments into the results (registered
-            # by the first superstep)
-            if me >= 0 and nb:
-                if receives:
-                    memcpy(_data(<cnp.ndarray>out) + ume * nb, _data(<cnp.ndarray>src), nb)
-                self._room(prim, P, 0)
-                for q in mem:
-                    if q != self.pid and (to_all or q == root):
-                        lpf_put(self._ctx, self._afh, 0, <lpf_pid_t>q, self._afh2, ume * nb, nb,
-                                LPF_MSG_DEFAULT)
-                        self._nissued += 1
-            self._lowsync(prim)
-            _a_drop(self)
-            return out if receives else None
+            return _gather_big(self, prim, src, out, mem, root, ume, nb if me >= 0 else 0,
+                               to_all, receives)
         if how == M_ARRAY:
             _a_drop(self)
             if not _all_sent(table):
@@ -579,6 +603,24 @@ cdef int _a2a_puts(Context self, object src, list mem, size_t me, size_t blk) ex
     return 0
 
 
+cdef object _a2a_big(Context self, str prim, object src, object out, list mem, size_t ume,
+                     size_t blk):
+    """Large data, a second superstep: straight from the arguments into the
+    results (registered by the first superstep, which this drops)."""
+    cdef size_t k, P = len(mem)
+    if blk:
+        memcpy(_data(<cnp.ndarray>out) + ume * blk, _data(<cnp.ndarray>src) + ume * blk, blk)
+        self._room(prim, P, 0)
+        for k in range(P):
+            if mem[k] != self.pid:
+                lpf_put(self._ctx, self._afh, k * blk, <lpf_pid_t>mem[k], self._afh2,
+                        ume * blk, blk, LPF_MSG_DEFAULT)
+        self._nissued += P - 1
+    self._lowsync(prim)
+    _a_drop(self)
+    return out if self.pid in mem else None
+
+
 cdef object _alltoall(Context self, object a, object procs, object outarg):
     cdef str prim = "ctx.alltoall"
     self._check(prim)
@@ -597,7 +639,8 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
                 mode = M_OBJECT
                 frame = _encode_many(_items(self, prim, a, P, "the argument"))
                 src = _empty()
-            elif src.ndim == 0 or src.shape[0] != P:
+            elif (cnp.PyArray_NDIM(<cnp.ndarray>src) == 0
+                  or <size_t>cnp.PyArray_DIMS(<cnp.ndarray>src)[0] != P):
                 raise ValueError("%s: the array's first dimension must be len(procs) = %d, "
                                  "shape is %s" % (self._who(prim), P, src.shape))
             else:
@@ -607,11 +650,12 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
         raise
     cdef int64_t chk = _chk(self, 4, procs, mem, None, None)
     if me >= 0 and mode == M_ARRAY:
-        nb = (<cnp.ndarray>src).nbytes
+        nb = cnp.PyArray_NBYTES(<cnp.ndarray>src)
         blk = nb // P
+    cdef bint big = blk * (P - 1) >= BIG_COPY
     cdef bint send = _a_begin(self, prim, src if mode == M_ARRAY else frame,
                               src if mode == M_ARRAY else None, chk, mode, nb, P, None, 0, out,
-                              blk * (P - 1) >= BIG_COPY)
+                              big)
     cdef char *o
     cdef char *g
     cdef sstep_py_post po
@@ -625,27 +669,18 @@ cdef object _alltoall(Context self, object a, object procs, object outarg):
                 _cp(self, k, o + k * blk,
                     (_data(<cnp.ndarray>src) if k == ume else g) + k * blk, blk)
             pp = _post(self, &po, chk, P)
-    if _a_end(self, prim, pp):
+    elif big and procs is None and mode == M_ARRAY:
+        pp = _post_big(self, &po, chk)
+    if _a_end(self, prim, pp, big):
+        if big:
+            return _a2a_big(self, prim, src, out, mem, ume, blk)
         return out
     cdef int how = M_ARRAY
     if mode == M_OBJECT or not _fast_ok(self, mem, chk):
         table = _a_table(self)
         how = _a_check(self, prim, table, mem)
         if how == M_ARRAY and (P - 1) * (<size_t>table[mem[0]][C_NBYTES] // P) >= BIG_COPY:
-            # large: straight from the arguments into the results (registered
-            # by the first superstep)
-            if me >= 0 and blk:
-                memcpy(_data(<cnp.ndarray>out) + ume * blk, _data(<cnp.ndarray>src) + ume * blk,
-                       blk)
-                self._room(prim, P, 0)
-                for k in range(P):
-                    if mem[k] != self.pid:
-                        lpf_put(self._ctx, self._afh, k * blk, <lpf_pid_t>mem[k], self._afh2,
-                                ume * blk, blk, LPF_MSG_DEFAULT)
-                self._nissued += P - 1
-            self._lowsync(prim)
-            _a_drop(self)
-            return out if me >= 0 else None
+            return _a2a_big(self, prim, src, out, mem, ume, blk if me >= 0 else 0)
         if how == M_ARRAY:
             _a_drop(self)
             if not _all_sent(table):
@@ -695,6 +730,39 @@ cdef int _scatter_puts(Context self, object src, list mem, size_t rownb) except 
     return 0
 
 
+cdef bint _builtin_dtype(object a):
+    """Whether a's dtype is the one its type number names (what a row of the
+    table can say: no byte order, size or fields of its own)."""
+    cdef cnp.ndarray x = <cnp.ndarray>a
+    cdef cnp.dtype d = cnp.PyArray_DescrFromType(cnp.PyArray_TYPE(x))
+    return d is <object>x.descr or <object>d == x.dtype
+
+
+cdef object _scatter_res(Context self, str prim, object out, int64_t *rr):
+    """The result of scatter for root's row rr of the table: out when it
+    has the row's shape and dtype (else ValueError), or a new array."""
+    cdef int nd = <int>rr[C_NDIM], k
+    cdef cnp.npy_intp dims[SHAPE_MAX]
+    for k in range(nd):
+        dims[k] = <cnp.npy_intp>rr[C_NDIM + 1 + k]
+    if out is None:
+        return cnp.PyArray_EMPTY(nd, dims, <int>rr[C_DTYPE], 0)
+    cdef cnp.ndarray o = <cnp.ndarray>out
+    if (cnp.PyArray_TYPE(o) == rr[C_DTYPE] and cnp.PyArray_ISNOTSWAPPED(o)
+            and cnp.PyArray_NDIM(o) == nd):
+        for k in range(nd):
+            if cnp.PyArray_DIMS(o)[k] != dims[k]:
+                break
+        else:
+            return out
+    dt = <object>cnp.PyArray_DescrFromType(<int>rr[C_DTYPE])
+    shape = tuple([dims[k] for k in range(nd)])
+    if out.dtype != dt or out.shape != shape:
+        raise ValueError("%s: out has shape %s and dtype %s, the row has shape %s "
+                         "and dtype %s" % (self._who(prim), out.shape, out.dtype, shape, dt))
+    return out
+
+
 cdef object _scatter(Context self, object a, object root, object procs, object outarg):
     cdef str prim = "ctx.scatter"
     self._check(prim)
@@ -710,14 +778,14 @@ cdef object _scatter(Context self, object a, object root, object procs, object o
         src = _empty()
         frame = src
         if self.pid == root:
-            plain = _plain(a, False) if isinstance(a, np.ndarray) else None
-            if (plain is not None and plain.ndim >= 1 and plain.shape[0] == P
-                    and plain.ndim - 1 <= SHAPE_MAX
-                    and <object>cnp.PyArray_DescrFromType(cnp.PyArray_TYPE(<cnp.ndarray>plain))
-                    == plain.dtype):
+            plain = _plain(a, False) if cnp.PyArray_Check(a) else None
+            if (plain is not None and cnp.PyArray_NDIM(<cnp.ndarray>plain) >= 1
+                    and <size_t>cnp.PyArray_DIMS(<cnp.ndarray>plain)[0] == P
+                    and cnp.PyArray_NDIM(<cnp.ndarray>plain) - 1 <= SHAPE_MAX
+                    and _builtin_dtype(plain)):
                 src = plain
                 rowshape = plain.shape[1:]
-                rownb = (<cnp.ndarray>src).nbytes // P
+                rownb = cnp.PyArray_NBYTES(<cnp.ndarray>src) // P
             else:
                 mode = M_OBJECT
                 items = _items(self, prim, a, P, "root's argument")
@@ -735,7 +803,9 @@ cdef object _scatter(Context self, object a, object root, object procs, object o
         _scatter_puts(self, src, mem, rownb)
     _a_end(self, prim)
     cdef int how = M_ARRAY
-    row = self._meta[root].tolist()
+    cdef int64_t rr[META]      # root's row
+    memcpy(rr, <int64_t *>cnp.PyArray_DATA(self._meta) + <size_t>root * META,
+           META * sizeof(int64_t))
     if not _fast_ok(self, [root], chk):
         table = _a_table(self)
         how = _a_check(self, prim, table, [root])
@@ -750,17 +820,8 @@ cdef object _scatter(Context self, object a, object root, object procs, object o
     if how == M_ARRAY:
         if me < 0:
             return None
-        dt = <object>cnp.PyArray_DescrFromType(<int>row[C_DTYPE])
-        shape = tuple(row[C_NDIM + 1:C_NDIM + 1 + row[C_NDIM]])
-        nb = <size_t>row[C_NBYTES] // P
-        if out is not None:
-            if out.dtype != dt or out.shape != shape:
-                raise ValueError("%s: out has shape %s and dtype %s, the row has shape %s "
-                                 "and dtype %s" % (self._who(prim), out.shape, out.dtype,
-                                                   shape, dt))
-            res = out
-        else:
-            res = np.empty(shape, dtype=dt)
+        nb = <size_t>rr[C_NBYTES] // P
+        res = _scatter_res(self, prim, out, rr)
         if nb:
             if self.pid == root:
                 memcpy(_data(<cnp.ndarray>res), _data(<cnp.ndarray>src) + ume * nb, nb)

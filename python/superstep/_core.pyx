@@ -10,6 +10,10 @@ C message would give.
 """
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
+from cpython.pyport cimport PY_SSIZE_T_MAX
+cdef extern from "Python.h":
+    # PyList_SetSlice(l, lo, hi, NULL): a list emptied in place
+    int _list_cut "PyList_SetSlice"(object l, Py_ssize_t lo, Py_ssize_t hi, void *v) except -1
 cimport numpy as cnp
 import numpy as np
 import os
@@ -103,12 +107,21 @@ cdef extern from "sstep_py.h" nogil:
         char *dst
         const char *src
         size_t n
+    cdef struct sstep_py_fold:
+        int op, kind
+        size_t n
+        char *dst
+        char *also
+        const char *const *src
+        unsigned nsrc
     cdef struct sstep_py_post:
         const int64_t *table
         unsigned nprocs, meta
         int64_t chk
+        int sent
         const sstep_py_copy *cp
         size_t ncp
+        const sstep_py_fold *fold
         int ok
     lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin, sstep_py_post *po)
     void sstep_py_enter()
@@ -319,6 +332,9 @@ cdef class Context:
     cdef dict _chkc           # the collectives' argument hashes over every process
     cdef object _cpbuf        # memory of _cps
     cdef sstep_py_copy *_cps  # a collective's copies after its sync (nprocs + 1)
+    cdef sstep_py_fold _fold  # a reduction's fold after its sync (_reduce.pxi)
+    cdef object _fsrcbuf      # memory of _fsrc
+    cdef const char **_fsrc   # the fold's rows (nprocs)
 
     # ---- life cycle -------------------------------------------------------
 
@@ -346,6 +362,8 @@ cdef class Context:
         self._chkc = {}
         self._cpbuf = np.zeros((p + 1) * sizeof(sstep_py_copy), dtype=np.uint8)
         self._cps = <sstep_py_copy *>cnp.PyArray_DATA(<cnp.ndarray>self._cpbuf)
+        self._fsrcbuf = np.zeros(max(p, 2) * sizeof(char *), dtype=np.uint8)
+        self._fsrc = <const char **>cnp.PyArray_DATA(<cnp.ndarray>self._fsrcbuf)
         self._valid = True
         self._failed = False
         self._checked = _CHECKED
@@ -369,6 +387,8 @@ cdef class Context:
     cdef _drop(self):
         self._cps = NULL
         self._cpbuf = None
+        self._fsrc = NULL
+        self._fsrcbuf = None
         self._tmp = None
         self._keep = None
         self._deferred = None
@@ -479,14 +499,14 @@ cdef class Context:
             for h in self._tmp:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._tmp)
-            del self._tmp[:]
+            _list_cut(self._tmp, 0, PY_SSIZE_T_MAX, NULL)
         if self._keep:
-            del self._keep[:]
+            _list_cut(self._keep, 0, PY_SSIZE_T_MAX, NULL)
         if self._deferred:
             for h, _ in self._deferred:
                 lpf_deregister(self._ctx, h)
             self._nregs -= len(self._deferred)
-            del self._deferred[:]
+            _list_cut(self._deferred, 0, PY_SSIZE_T_MAX, NULL)
         self._nregs_peak = self._nregs
         if prim == "ctx.setup":
             self._layer_step()
@@ -533,7 +553,7 @@ cdef class Context:
                              "np.ascontiguousarray" % (self._who(prim), what, (<object>arr).strides))
         if writable and not cnp.PyArray_ISWRITEABLE(arr):
             raise ValueError("%s: %s is read-only" % (self._who(prim), what))
-        if arr.dtype.hasobject:
+        if cnp.PyDataType_FLAGS(arr.descr) & 1:       # NPY_ITEM_HASOBJECT
             raise TypeError("%s: %s holds Python objects; only plain data can be "
                             "registered or moved" % (self._who(prim), what))
         return arr

@@ -33,7 +33,7 @@
 
 cdef enum:
     G_MIN = 65536      # the collective buffer's smallest size
-    BIG_COPY = 131072  # from this many bytes to copy out of the collective buffer
+    BIG_COPY = 32768   # from this many bytes to copy out of the collective buffer
                        # per process, the data move between the registered arrays
     SHAPE_MAX = 7      # dimensions of a row's shape in the table (scatter)
 
@@ -52,7 +52,7 @@ cdef inline lpf_memslot_t _reg_local(Context self, object a):
     """A local registration of the C-contiguous array a until the next sync
     (the caller made room)."""
     cdef lpf_memslot_t h
-    lpf_register_local(self._ctx, _data(<cnp.ndarray>a), (<cnp.ndarray>a).nbytes, &h)
+    lpf_register_local(self._ctx, _data(<cnp.ndarray>a), cnp.PyArray_NBYTES(<cnp.ndarray>a), &h)
     self._nregs += 1
     if self._nregs > self._nregs_peak:
         self._nregs_peak = self._nregs
@@ -81,9 +81,9 @@ cdef bint _a_begin(Context self, str prim, object frame, object arr, int64_t chk
     cdef bint send = ((mode == M_ARRAY or mode == M_SCALAR) and self._gbuf is not None
                       and need <= self._gcap and not big)
     self._room(prim, p + (nput if send else 0), 3 if send else 2)
-    lpf_register_global(self._ctx, _data(f), f.nbytes, &h)
+    lpf_register_global(self._ctx, _data(f), cnp.PyArray_NBYTES(f), &h)
     self._afh = h
-    lpf_register_global(self._ctx, _data(f2), f2.nbytes, &h)
+    lpf_register_global(self._ctx, _data(f2), cnp.PyArray_NBYTES(f2), &h)
     self._afh2 = h
     self._nregs += 2
     if self._nregs > self._nregs_peak:
@@ -110,12 +110,13 @@ cdef bint _a_begin(Context self, str prim, object frame, object arr, int64_t chk
     return send
 
 
-cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL) except -1:
+cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL, bint keep=False) except -1:
     """The sync of a collective's first superstep. With po (a call over
     every process whose data were sent): returns 1 when sstep_py_sync_gil
     found the call complete and made po's copies (the table is then
-    cleared, the frame dropped). Else 0: the frame stays registered
-    (_a_drop or _a_slot) and the table is read by _fast_ok or _a_table."""
+    cleared, the frame dropped unless keep: the caller then drops it after
+    its second superstep). Else 0: the frame stays registered (_a_drop or
+    _a_slot) and the table is read by _fast_ok or _a_table."""
     try:
         self._lowsync(prim, po)
     except BaseException:
@@ -123,8 +124,9 @@ cdef int _a_end(Context self, str prim, sstep_py_post *po=NULL) except -1:
         self._deferred.append((self._afh2, None))
         raise
     if po != NULL and po.ok:
-        memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
-        _a_drop(self)
+        memset(cnp.PyArray_DATA(self._meta), 0, cnp.PyArray_NBYTES(self._meta))
+        if not keep:
+            _a_drop(self)
         return 1
     return 0
 
@@ -135,9 +137,19 @@ cdef inline sstep_py_post *_post(Context self, sstep_py_post *po, int64_t chk, s
     po.nprocs = self.nprocs
     po.meta = META
     po.chk = chk
+    po.sent = 1
     po.cp = self._cps
     po.ncp = ncp
+    po.fold = NULL
     po.ok = 0
+    return po
+
+
+cdef inline sstep_py_post *_post_big(Context self, sstep_py_post *po, int64_t chk):
+    """po for _a_end when the data move in a second superstep (nothing was
+    sent): the call is complete when every process says so."""
+    _post(self, po, chk, 0)
+    po.sent = 0
     return po
 
 
@@ -150,7 +162,7 @@ cdef inline void _cp(Context self, size_t i, char *dst, const char *src, size_t 
 cdef object _a_table(Context self):
     """The table of the first superstep as a list of rows (then cleared)."""
     table = self._meta.tolist()
-    memset(cnp.PyArray_DATA(self._meta), 0, self._meta.nbytes)
+    memset(cnp.PyArray_DATA(self._meta), 0, cnp.PyArray_NBYTES(self._meta))
     return table
 
 

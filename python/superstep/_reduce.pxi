@@ -6,7 +6,7 @@ cdef int _reduce_puts(Context self, object src, list mem, object root, size_t me
                       size_t isz, bint all_, bint two) except -1:
     cdef lpf_memslot_t h
     cdef size_t k, P = len(mem), nb = n * isz, L, lo, hi
-    if nb == 0 or (not all_ and self.pid == root):
+    if nb == 0 or (not all_ and not two and self.pid == root):
         return 0
     h = _reg_local(self, src)
     if two:
@@ -51,14 +51,14 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
                 frame = _encode(a)
                 src = _empty()
             else:
-                scalar = src.ndim == 0
-                if not isinstance(a, np.ndarray):
+                scalar = cnp.PyArray_NDIM(<cnp.ndarray>src) == 0
+                if not cnp.PyArray_Check(a):
                     mode = M_SCALAR
-                n = (<cnp.ndarray>src).size
-                isz = (<cnp.ndarray>src).itemsize
+                n = cnp.PyArray_SIZE(<cnp.ndarray>src)
+                isz = cnp.PyArray_ITEMSIZE(<cnp.ndarray>src)
                 nb = n * isz
         active = me >= 0 and (all_ or self.pid == root)
-        two = (all_ and me >= 0 and mode != M_OBJECT and isinstance(op, str) and P > 1
+        two = (me >= 0 and mode != M_OBJECT and isinstance(op, str) and P > 1
                and n >= P and nb >= _TWO_MIN)
         if active and mode != M_OBJECT and outarg is not None:
             out = _out_like(self, prim, outarg, src, -1)
@@ -69,18 +69,61 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
     if two:
         L = (n + P - 1) // P
         need = P * L * isz
+        if active and out is None:
+            out = np.empty(src.shape, dtype=src.dtype)
     elif me >= 0:
         need = P * nb
+    # in two phases the result is registered too: the others put their
+    # blocks straight into it
     cdef bint send = _a_begin(self, prim, frame, src if mode != M_OBJECT else None, chk, mode,
-                              need, P, None, two)
+                              need, P, None, two, out if (two and active) else None)
     cdef sstep_py_post po
     cdef sstep_py_post *pp = NULL
+    cdef int kind = 0
+    cdef size_t lo, hi, ln, klo, khi
     if send and me >= 0:
         _reduce_puts(self, src, mem, root, ume, n, isz, all_, two)
         if procs is None:
             pp = _post(self, &po, chk, 0)
-    cdef bint done = _a_end(self, prim, pp)
-    cdef size_t lo, hi, ln, klo, khi
+            if isinstance(op, str) and n and P > 1 and (two or active):
+                kind = _fold_kind(src)
+            if kind:
+                # the fold in C right after the sync (sstep_py.h)
+                if two:
+                    # block ume: into the result, or at reduce's other
+                    # members into the collective buffer (whence it is put
+                    # into root's result)
+                    lo = (n * ume) // P
+                    hi = (n * (ume + 1)) // P
+                    for k in range(P):
+                        self._fsrc[k] = (_data(<cnp.ndarray>src) + lo * isz if k == ume
+                                         else _gdata(self) + k * L * isz)
+                    self._fold.n = hi - lo
+                    self._fold.also = NULL
+                    if active:
+                        self._fold.dst = _data(<cnp.ndarray>out) + lo * isz
+                    else:
+                        self._fold.dst = _gdata(self) + ume * L * isz
+                else:
+                    for k in range(P):
+                        self._fsrc[k] = (_data(<cnp.ndarray>src) if k == ume
+                                         else _gdata(self) + k * nb)
+                    self._fold.n = n
+                    if out is None or scalar:   # a number: never into out=
+                        cres = np.empty(src.shape, dtype=src.dtype)
+                    else:
+                        cres = out
+                    self._fold.dst = _data(<cnp.ndarray>cres)
+                    self._fold.also = NULL
+                self._fold.op = _OPCODE[op]
+                self._fold.kind = kind
+                self._fold.src = self._fsrc
+                self._fold.nsrc = P
+                po.fold = &self._fold
+    cdef bint done = _a_end(self, prim, pp, two)
+    cdef bint cfold = done and kind != 0
+    if cfold and not two:
+        return cres.reshape(-1)[0] if scalar else cres
     cdef lpf_memslot_t h
     cdef int how = M_ARRAY
     cdef bint two_all = two if done else (<int64_t *>cnp.PyArray_DATA(self._meta))[
@@ -98,36 +141,55 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
                 self._lowsync(prim)
     if how == M_ARRAY:
         if two_all:
-            # two phases: member k folded block k in its collective buffer;
-            # every member gets the others' blocks straight into its result
+            # two phases: member k folds block k (into its result, or at
+            # reduce's other members into its collective buffer); every
+            # member of allreduce, or reduce's root, receives the others'
+            # blocks straight into its result: put by them when the first
+            # superstep completed the call (it registered the results), else
+            # got from their collective buffers
             if me >= 0:
-                if out is None:
-                    out = np.empty(src.shape, dtype=src.dtype)
                 lo = (n * ume) // P
                 hi = (n * (ume + 1)) // P
                 ln = hi - lo
-                flat_src = src.reshape(-1)
-                flat_out = out.reshape(-1)
-                if ln:
+                if ln and not cfold:
+                    flat_src = src.reshape(-1)
                     blk = _gview(self, ume * L * isz, ln, src.dtype)
                     rows = [flat_src[lo:hi] if mem[k] == self.pid
                             else _gview(self, k * L * isz, ln, src.dtype) for k in range(P)]
-                    ob = flat_out[lo:hi]
+                    ob = out.reshape(-1)[lo:hi] if active else blk
                     f(rows[0], rows[1], out=ob)
                     for k in range(2, P):
                         f(ob, rows[k], out=ob)
-                    np.copyto(blk, ob)
-                self._room(prim, P, 1)
-                h = _reg_local(self, out)
-                for k in range(P):
-                    klo = (n * k) // P
-                    khi = (n * (k + 1)) // P
-                    if mem[k] != self.pid and khi > klo:
-                        lpf_get(self._ctx, <lpf_pid_t>mem[k], self._gbuf_h, k * L * isz, h,
-                                klo * isz, (khi - klo) * isz, LPF_MSG_DEFAULT)
-                        self._nissued += 1
+                    if all_ and not done:
+                        np.copyto(blk, ob)
+                if done:
+                    # the others' results are registered (the first superstep's
+                    # second buffer): block ume straight into them
+                    self._room(prim, P, 0)
+                    for k in range(P):
+                        if mem[k] != self.pid and ln and (all_ or mem[k] == root):
+                            if active:
+                                lpf_put(self._ctx, self._afh2, lo * isz, <lpf_pid_t>mem[k],
+                                        self._afh2, lo * isz, ln * isz, LPF_MSG_DEFAULT)
+                            else:
+                                lpf_put(self._ctx, self._gbuf_h, ume * L * isz,
+                                        <lpf_pid_t>mem[k], self._afh2, lo * isz, ln * isz,
+                                        LPF_MSG_DEFAULT)
+                            self._nissued += 1
+                elif active:
+                    self._room(prim, P, 1)
+                    h = _reg_local(self, out)
+                    for k in range(P):
+                        klo = (n * k) // P
+                        khi = (n * (k + 1)) // P
+                        if mem[k] != self.pid and khi > klo:
+                            lpf_get(self._ctx, <lpf_pid_t>mem[k], self._gbuf_h, k * L * isz, h,
+                                    klo * isz, (khi - klo) * isz, LPF_MSG_DEFAULT)
+                            self._nissued += 1
             self._lowsync(prim)
-            return out if me >= 0 else None
+            if done:
+                _a_drop(self)
+            return out if active else None
         if not active:
             return None
         if n == 0:
@@ -184,3 +246,24 @@ def _fold(f, rows):
     for r in rows[1:]:
         acc = np.asarray(f(acc, r), dtype=acc.dtype)
     return acc
+
+
+cdef int _fold_kind(object a):
+    """The kind of the C fold (sstep_py.h) for the array a's dtype, or 0 when
+    NumPy folds it (bool, complex, half, other byte orders...)."""
+    cdef cnp.ndarray x = <cnp.ndarray>a
+    cdef int t = cnp.PyArray_TYPE(x)
+    cdef int isz = cnp.PyArray_ITEMSIZE(x)
+    if not cnp.PyArray_ISNOTSWAPPED(x):
+        return 0
+    if t == cnp.NPY_DOUBLE:
+        return 1
+    if t == cnp.NPY_FLOAT:
+        return 2
+    if (t == cnp.NPY_BYTE or t == cnp.NPY_SHORT or t == cnp.NPY_INT or t == cnp.NPY_LONG
+            or t == cnp.NPY_LONGLONG):
+        return 3 if isz == 8 else 4 if isz == 4 else 5 if isz == 2 else 6 if isz == 1 else 0
+    if (t == cnp.NPY_UBYTE or t == cnp.NPY_USHORT or t == cnp.NPY_UINT or t == cnp.NPY_ULONG
+            or t == cnp.NPY_ULONGLONG):
+        return 7 if isz == 8 else 8 if isz == 4 else 9 if isz == 2 else 10 if isz == 1 else 0
+    return 0

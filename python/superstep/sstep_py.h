@@ -324,12 +324,82 @@ struct sstep_py_copy {
     size_t n;
 };
 
+/* A reduction's fold in C (reduce, allreduce over every process): dst =
+ * src[0] op src[1] op ... op src[nsrc - 1], element by element in that
+ * order, as NumPy's ufuncs fold the rows (op: _OPCODE's sum, prod, min,
+ * max; min and max propagate NaN and give the second operand of equal ones,
+ * as np.minimum and np.maximum do; integers wrap). Then, when also is not
+ * NULL, dst is copied there. Blocks of FOLD_BLK elements, so that the
+ * partial result stays in the cache while the rows are folded into it. */
+enum { SSTEP_PY_F64 = 1, SSTEP_PY_F32, SSTEP_PY_I64, SSTEP_PY_I32, SSTEP_PY_I16, SSTEP_PY_I8,
+       SSTEP_PY_U64, SSTEP_PY_U32, SSTEP_PY_U16, SSTEP_PY_U8 };
+struct sstep_py_fold {
+    int op, kind;
+    size_t n;                   /* elements */
+    char *dst;
+    char *also;
+    const char *const *src;
+    unsigned nsrc;              /* at least 1 */
+};
+
+#define SSTEP_PY_FOLD_BLK 4096
+#define SSTEP_PY_FOLD_OP(T, U, o, x, y, op)                                                   \
+    switch (op) {                                                                             \
+    case 1: for (size_t i = 0; i < e; ++i) o[i] = (T)((U)x[i] + (U)y[i]); break;               \
+    case 2: for (size_t i = 0; i < e; ++i) o[i] = (T)((U)x[i] * (U)y[i]); break;               \
+    case 3: for (size_t i = 0; i < e; ++i) o[i] = (x[i] < y[i] || x[i] != x[i]) ? x[i] : y[i]; \
+            break;                                                                            \
+    default: for (size_t i = 0; i < e; ++i) o[i] = (x[i] > y[i] || x[i] != x[i]) ? x[i] : y[i]; \
+             break;                                                                           \
+    }
+#define SSTEP_PY_FOLD_FN(NAME, T, U)                                                          \
+static void NAME(int op, char *dst, const char *const *src, unsigned m, size_t n)             \
+{                                                                                             \
+    for (size_t b = 0; b < n; b += SSTEP_PY_FOLD_BLK) {                                       \
+        size_t e = n - b < SSTEP_PY_FOLD_BLK ? n - b : SSTEP_PY_FOLD_BLK;                     \
+        T *restrict o = (T *)dst + b;                                                         \
+        const T *restrict x = (const T *)src[0] + b;                                          \
+        if (m == 1) { memcpy(o, x, e * sizeof(T)); continue; }                                \
+        const T *restrict y = (const T *)src[1] + b;                                          \
+        SSTEP_PY_FOLD_OP(T, U, o, x, y, op)                                                   \
+        for (unsigned k = 2; k < m; ++k) {                                                    \
+            const T *restrict z = (const T *)src[k] + b;                                      \
+            SSTEP_PY_FOLD_OP(T, U, o, o, z, op)                                               \
+        }                                                                                     \
+    }                                                                                         \
+}
+SSTEP_PY_FOLD_FN(sstep_py_fold_f64, double, double)
+SSTEP_PY_FOLD_FN(sstep_py_fold_f32, float, float)
+SSTEP_PY_FOLD_FN(sstep_py_fold_i64, int64_t, uint64_t)
+SSTEP_PY_FOLD_FN(sstep_py_fold_i32, int32_t, uint32_t)
+SSTEP_PY_FOLD_FN(sstep_py_fold_i16, int16_t, uint32_t)
+SSTEP_PY_FOLD_FN(sstep_py_fold_i8, int8_t, uint32_t)
+SSTEP_PY_FOLD_FN(sstep_py_fold_u64, uint64_t, uint64_t)
+SSTEP_PY_FOLD_FN(sstep_py_fold_u32, uint32_t, uint32_t)
+SSTEP_PY_FOLD_FN(sstep_py_fold_u16, uint16_t, uint32_t)
+SSTEP_PY_FOLD_FN(sstep_py_fold_u8, uint8_t, uint32_t)
+
+static void sstep_py_fold_run(const struct sstep_py_fold *f)
+{
+    static void (*const fn[])(int, char *, const char *const *, unsigned, size_t) = {
+        NULL, sstep_py_fold_f64, sstep_py_fold_f32, sstep_py_fold_i64, sstep_py_fold_i32,
+        sstep_py_fold_i16, sstep_py_fold_i8, sstep_py_fold_u64, sstep_py_fold_u32,
+        sstep_py_fold_u16, sstep_py_fold_u8 };
+    static const size_t isz[] = { 0, 8, 4, 8, 4, 2, 1, 8, 4, 2, 1 };
+    if (f->n == 0 || f->kind < SSTEP_PY_F64 || f->kind > SSTEP_PY_U8) return;
+    fn[f->kind](f->op, f->dst, f->src, f->nsrc, f->n);
+    if (f->also) memcpy(f->also, f->dst, f->n * isz[f->kind]);
+}
+
 struct sstep_py_post {
     const int64_t *table;       /* nprocs rows of meta int64 */
     unsigned nprocs, meta;
     int64_t chk;
+    int sent;                   /* the sent column every row must have (1; 0 for the
+                                   data moving in a second superstep; -1: none) */
     const struct sstep_py_copy *cp;
     size_t ncp;
+    const struct sstep_py_fold *fold;   /* or NULL: after the copies */
     int ok;                     /* out: the call is complete, the copies made */
 };
 
@@ -340,7 +410,7 @@ static int sstep_py_fast_ok(const struct sstep_py_post *po)
     if (m0 != 1 && m0 != 3) return 0;          /* M_ARRAY, M_SCALAR */
     for (unsigned q = 0; q < po->nprocs; ++q) {
         const int64_t *r = t + (size_t)q * po->meta;
-        if (r[6] != po->chk || r[4] == 0 || r[7] != m0 || r[0] != t[0] || r[1] != t[1]
+        if (r[6] != po->chk || r[4] != po->sent || r[7] != m0 || r[0] != t[0] || r[1] != t[1]
                 || r[2] != t[2])
             return 0;
     }
@@ -359,6 +429,7 @@ static lpf_err_t sstep_py_sync_gil(lpf_t ctx, int guarded, int spin, struct sste
         if (po->ok)
             for (size_t i = 0; i < po->ncp; ++i)
                 if (po->cp[i].n) memcpy(po->cp[i].dst, po->cp[i].src, po->cp[i].n);
+        if (po->ok && po->fold) sstep_py_fold_run(po->fold);
     }
     if (spin) {
         for (int i = 0; i < SSTEP_PY_SPIN; ++i) {

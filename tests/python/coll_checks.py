@@ -110,11 +110,75 @@ def subsets(ctx):
     assert ctx.allreduce(1) == p
 
 
+FOLD_DTYPES = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint64,
+               np.uint32, np.uint16, np.uint8, np.bool_, np.float16, np.complex64,
+               np.dtype(">f8")]
+
+
+def fold_vals(n, q, dt):
+    """Process q's data for fold_checks: wrapping products and sums, NaN and
+    signed zeros for the floating types."""
+    x = ((np.arange(n) * 7 + 3 * q) % 23 - 11)
+    dt = np.dtype(dt)
+    if dt.kind in "fc":
+        v = (x * 0.37).astype(dt)
+        if n > 10:
+            v[(q + 1) % 5::5] = -0.0
+            v[(q + 2) % 5::5] = 0.0
+            v[q % 7::7 * (q + 2)] = np.nan
+        return v
+    if dt.kind == "b":
+        return x > q
+    if dt.kind == "u":
+        return (x + 11 + 200 * q).astype(np.int64).astype(dt)
+    return (x * (1 + 40 * q)).astype(dt)
+
+
+def same(got, want):
+    """The same values, dtypes and shapes; NaN where NaN, signed zeros alike."""
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if got.dtype.kind == "c":
+        return same(got.real, want.real) and same(got.imag, want.imag)
+    if got.dtype.kind != "f":
+        return np.array_equal(got, want)
+    m = np.isnan(want)
+    return (np.array_equal(np.isnan(got), m) and np.array_equal(got[~m], want[~m])
+            and np.array_equal(np.signbit(got[~m]), np.signbit(want[~m])))
+
+
+def fold_checks(ctx):
+    """reduce and allreduce of every op on many dtypes (one and two phases)
+    give NumPy's fold of the rows in pid order, bit for bit."""
+    p, me = ctx.nprocs, ctx.pid
+    ufunc = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
+    for dt in FOLD_DTYPES:
+        for n in (5, 3 * 8192 + 1, 70001):
+            rows = [fold_vals(n, q, dt) for q in range(p)]
+            for op, f in ufunc.items():
+                want = rows[0].copy()
+                for r in rows[1:]:
+                    f(want, r, out=want)
+                got = ctx.allreduce(rows[me], op=op)
+                assert same(got, want), (dt, n, op, "allreduce")
+                out = np.empty(n, dtype=dt)
+                root = n % p
+                r = ctx.reduce(rows[me], op=op, root=root, out=out if me == root else None)
+                if me == root:
+                    assert r is out and same(out, want), (dt, n, op, "reduce")
+                else:
+                    assert r is None
+    # numbers
+    assert ctx.allreduce(np.int8(100), op="sum") == np.array(100 * p).astype(np.int8)
+    assert ctx.allreduce(float(me), op="max") == float(p - 1)
+
+
 def cache_checks(ctx):
     ctx.allreduce(np.zeros(4))                  # the collective buffer exists
     live = ctx._registrations()["live"]
     for it, n in enumerate(SIZES):
         one_round(ctx, it, n)
+    fold_checks(ctx)
     address_reuse(ctx)
     mismatches(ctx)
     subsets(ctx)
