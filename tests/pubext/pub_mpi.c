@@ -202,6 +202,45 @@ static void c_obl(pbsp bsp)
     bsp_sync(bsp);
 }
 
+/* ---- a sender far ahead: pid 0 sends pid 1 400 oblivious supersteps of
+ * messages from 4 bytes to 3 KiB while pid 1 sleeps (on one node MPI's
+ * rings fill and packets go by MPI in between: the order must hold) */
+static void c_ahead(pbsp bsp)
+{
+    int p = bsp_nprocs(bsp), s = bsp_pid(bsp);
+    enum { R = 400, MAXB = 3072 };
+    char buf[MAXB];
+    if (p == 1) {
+        /* nobody to run ahead of */
+    } else if (s == 0) {
+        for (int r = 0; r < R; ++r) {
+            int n = 4 + (r * 997) % (MAXB - 3);
+            memset(buf, (char)r, (size_t)n);
+            memcpy(buf, &r, sizeof r);
+            bsp_send(bsp, 1, buf, (size_t)n);
+            bsp_oblsync(bsp, 0);
+        }
+    } else if (s == 1) {
+        nap(0.1);
+        for (int r = 0; r < R; ++r) {
+            bsp_oblsync(bsp, 1);
+            CHECK(bsp_nmsgs(bsp) == 1);
+            if (bsp_nmsgs(bsp) != 1) continue;
+            pbspmsg m = bsp_getmsg(bsp, 0);
+            int n = 4 + (r * 997) % (MAXB - 3), bad = 0;
+            CHECK((int)bspmsg_size(m) == n);
+            CHECK(msg_int(m) == r);
+            const char *d = bspmsg_data(m);
+            for (int i = (int)sizeof r; i < n && i < (int)bspmsg_size(m); ++i)
+                if (d[i] != (char)r) bad++;
+            CHECK(bad == 0);
+        }
+    } else {
+        for (int r = 0; r < R; ++r) bsp_oblsync(bsp, 0);
+    }
+    bsp_sync(bsp);
+}
+
 /* ---- collectives in the root and in a child (items 55, 58, 59) */
 static void c_coll(pbsp bsp)
 {
@@ -278,6 +317,7 @@ struct pcase {
 };
 static const struct pcase cases[] = {
     { "ring", c_ring }, { "halves", c_halves }, { "pairs_drma", c_pairs }, { "oblsync", c_obl },
+    { "ahead", c_ahead },
     { "collectives", c_coll }, { "nested", c_nested }, { "dup", c_dup },
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };

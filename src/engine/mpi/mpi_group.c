@@ -146,6 +146,28 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
 /* Shared-memory windows                                                */
 /* ------------------------------------------------------------------ */
 
+/* bytes of a range-packet ring per sender: 16 KiB, less from 17
+ * processes on (256 KiB of rings per process at most, 2 KiB at least);
+ * SUPERSTEP_MPI_RING=bytes (a power of two from 256 on; 0: range packets
+ * by MPI) */
+static size_t ring_bytes(int size)
+{
+    const char *v = getenv("SUPERSTEP_MPI_RING");
+    if (v && *v) {
+        char *end;
+        unsigned long long x = strtoull(v, &end, 10);
+        if (*end == '\0') {
+            if (x == 0) return 0;
+            size_t r = 256;
+            while (r < ((size_t)1 << 20) && 2 * r <= x) r *= 2;
+            return r;
+        }
+    }
+    size_t r = 16384;
+    while (r > 2048 && r * (size_t)size > ((size_t)256 << 10)) r /= 2;
+    return r;
+}
+
 struct mpi_shm *mpi_shm_create(MPI_Comm comm)
 {
     int size = 1, rank = 0, local = 0;
@@ -158,11 +180,15 @@ struct mpi_shm *mpi_shm_create(MPI_Comm comm)
     size_t E = ((size_t)1 << 20) / (2 * (size_t)size);
     if (E > 65536) E = 65536;
     if (E < 4096) E = 4096;
+    int ring = (int)ring_bytes(size);
+    MPI_Allreduce(MPI_IN_PLACE, &ring, 1, MPI_INT, MPI_MIN, comm);
+    const size_t roff = SHM_LINE + 2 * (size_t)size * E;
+    const size_t segsz = roff + (size_t)size * (MPI_RING_CTL + (size_t)ring);
     /* Address space for the window (every process maps all of it) and
      * what MPI needs besides (a communicator, the window's own state):
      * where it is lacking (ulimit -v), MPI fails inside or crashes. Then
      * no process tries. */
-    size_t need = 2 * (SHM_LINE + 2 * (size_t)size * E) * (size_t)size + ((size_t)4 << 20);
+    size_t need = 2 * segsz * (size_t)size + ((size_t)4 << 20);
     void *m = mmap(NULL, need, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     int room = m != MAP_FAILED;
     if (room) munmap(m, need);
@@ -185,19 +211,22 @@ struct mpi_shm *mpi_shm_create(MPI_Comm comm)
     MPI_Errhandler eh;
     MPI_Comm_get_errhandler(comm, &eh);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    int rc = MPI_Win_allocate_shared((MPI_Aint)(SHM_LINE + 2 * (size_t)size * E), 64,
+    int rc = MPI_Win_allocate_shared((MPI_Aint)segsz, 64,
             MPI_INFO_NULL, comm, &base, &win);
     MPI_Comm_set_errhandler(comm, eh);
     MPI_Errhandler_free(&eh);
-    int good = rc == MPI_SUCCESS && shm && seg;
+    struct mpi_ring *rl = calloc((size_t)size, sizeof *rl);
+    int good = rc == MPI_SUCCESS && shm && seg && rl;
     MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, comm);
     if (!good) {
         if (rc == MPI_SUCCESS) MPI_Win_free(&win);
         free(shm);
         free(seg);
+        free(rl);
         return NULL;
     }
     memset(base, 0, SHM_LINE);
+    memset(base + roff, 0, segsz - roff);
     for (int q = 0; q < size; ++q) {
         MPI_Aint sz;
         int du;
@@ -215,6 +244,9 @@ struct mpi_shm *mpi_shm_create(MPI_Comm comm)
     shm->P = (lpf_pid_t)size;
     shm->E = E;
     shm->seg = seg;
+    shm->ring = (size_t)ring;
+    shm->roff = roff;
+    shm->rl = rl;
     /* nobody reads a line before its owner cleared it */
     MPI_Barrier(comm);
     return shm;
@@ -226,5 +258,6 @@ void mpi_shm_free(struct mpi_shm *shm)
     MPI_Win_free(&shm->win);
     free(shm->seg);
     free(shm->ospid);
+    free(shm->rl);
     free(shm);
 }

@@ -11,6 +11,7 @@
  *   mpi_range.c     the PUB extensions E1, E2 (range and oblivious syncs): the
  *                   protocol, the waits
  *   mpi_range_net.c their packets, sending and receiving; E4's rounds
+ *   mpi_range_shm.c their packets on one node: rings in the shared segment
  */
 #ifndef SSTEP_MPI_GROUP_H
 #define SSTEP_MPI_GROUP_H

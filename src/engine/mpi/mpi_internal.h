@@ -41,10 +41,21 @@ struct mpi_state {
 SSTEP_HIDDEN extern struct mpi_state sstep_mpi;
 
 /* Processes of one communicator that all live on this node share one MPI-3
- * window: per process a 128-byte arrival line and, per destination and
- * episode parity, a mailbox of E bytes for its first messages. Syncs of
- * sections on that communicator then exchange their first messages through
- * shared memory (mpi_exchange.c). */
+ * window: per process a 128-byte arrival line, per destination and episode
+ * parity a mailbox of E bytes for its first messages, and per sender a ring
+ * for the PUB extensions' packets. Syncs of sections on that communicator
+ * then exchange their first messages through shared memory
+ * (mpi_exchange.c), and range syncs their packets (mpi_range_shm.c). */
+/* this process's ends of the rings that carry the PUB extensions' packets
+ * (mpi_range_shm.c) to and from one peer */
+struct mpi_ring {
+    uint64_t put, seq, nmpi, took;   /* to the peer: ring position, packets,
+                                        packets by MPI, its position last read */
+    uint64_t take, next, mrecv;      /* from the peer: ring position, the next
+                                        packet's number, MPI packets received */
+};
+#define MPI_RING_CTL 128  /* a ring's control lines, before its cells */
+
 struct mpi_shm {
     MPI_Win win;
     lpf_pid_t P;
@@ -53,6 +64,9 @@ struct mpi_shm {
     uint64_t gen;        /* sections run on it so far (equal on all processes) */
     int *ospid;          /* [P] every process's operating-system pid (bsp_direct_get
                             reads peers' memory with process_vm_readv) */
+    size_t ring;         /* bytes of a range-packet ring per sender (0: no rings) */
+    size_t roff;         /* where a segment's rings start (one per sender) */
+    struct mpi_ring *rl; /* [P] */
 };
 /* collective over comm; NULL when not every process is on this node, or
  * SUPERSTEP_MPI_SHM=0; MPI_SHM_NOMEM (on every process) when a process

@@ -4,11 +4,13 @@
  * part (checks, batches, mailboxes, deliveries, scopes) is src/core/pubext.c.
  *
  * Every packet travels on the section communicator with tag T_RANGE and is
- * received with MPI_Improbe/MPI_Mrecv into memory of its own; its first 8
- * bytes say what it is. Packets are kept until the E1/E2 they belong to
- * takes them (early ones wait, by stamp). MPI's non-overtaking order (one
- * sender, one tag) is what the protocol relies on: whatever a process sent
- * before a packet is there when that packet is.
+ * received with MPI_Improbe/MPI_Mrecv into memory of its own, or, on one
+ * node, through a ring in shared memory (mpi_range_shm.c, which keeps the
+ * same per-pair order); its first 8 bytes say what it is. Packets are kept
+ * until the E1/E2 they belong to takes them (early ones wait, by stamp).
+ * Per-pair order (MPI's non-overtaking order: one sender, one tag) is what
+ * the protocol relies on: whatever a process sent before a packet is there
+ * when that packet is.
  *
  *   BATCH    a struct sstep_batch (core format): the sender's messages for
  *            the receiver stamped (object, step); goes to the receiver's

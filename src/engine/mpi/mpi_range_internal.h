@@ -78,6 +78,8 @@ struct mpi_range {
     lpf_pid_t P, me;
     const struct mr_net *net;      /* NULL: MPI_Isend / MPI_Improbe on g->comm */
     void *net_arg;
+    int by_mpi;                    /* on MPI even on one node (no rings): the hybrid
+                                      engine's rank level receives them itself */
     uint64_t *sent, *recv;         /* [P] data packets to / from each process */
     uint64_t sent_total, recv_total;
     int sent_any;                  /* any packet sent: a final GONE is due */
@@ -126,6 +128,13 @@ SSTEP_HIDDEN void mr_dispatch(struct mpi_group *g, struct mpi_range *rs, struct 
         lpf_pid_t q, char *buf, size_t len);
 SSTEP_HIDDEN void mr_rpoll_from(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx, int src);
 SSTEP_HIDDEN void mr_rpoll(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx);
+/* mpi_range_shm.c: the packets on one node (g->shm->ring nonzero). put:
+ * 1 if buf went into the ring to q (the caller frees it), 0: the caller
+ * sends it by MPI and then calls mr_ring_by_mpi. poll: as mr_rpoll_from. */
+SSTEP_HIDDEN int mr_ring_put(struct mpi_group *g, lpf_pid_t q, const char *buf, size_t len);
+SSTEP_HIDDEN void mr_ring_by_mpi(struct mpi_group *g, lpf_pid_t q);
+SSTEP_HIDDEN void mr_ring_poll(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
+        int src);
 SSTEP_HIDDEN int mr_peer_gone(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q);
 SSTEP_HIDDEN void mr_coordinate(struct mpi_group *g, struct mpi_range *rs, uint64_t waited, uint64_t now);
 /* E1 / E2 of ctx (pid rs->me) with the range state rs (mpi_sync_range is

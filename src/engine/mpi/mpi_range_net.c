@@ -61,6 +61,9 @@ struct mpi_range *mr_range_of(struct mpi_group *g)
 {
     if (SSTEP_LIKELY(g->range != NULL)) return g->range;
     g->range = mr_range_new(g->ctx, g->P, g->pid);
+    /* the hybrid engine's rank level receives its range packets itself,
+     * from MPI (hy_range.c) */
+    g->range->by_mpi = sstep_mpi.hybrid_T != 0;
     return g->range;
 }
 
@@ -99,6 +102,16 @@ void mr_rsend(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q, char *buf,
         }
         return;
     }
+    const int ring = !rs->by_mpi && g->shm && g->shm->ring;
+    if (ring && mr_ring_put(g, q, buf, len)) {
+        free(buf);
+        rs->sent_any = 1;
+        if (data) {
+            rs->sent[q]++;
+            rs->sent_total++;
+        }
+        return;
+    }
     if (SSTEP_UNLIKELY(len > (size_t)INT_MAX))
         sstep_fatal(g->ctx, "sstep_sync_range", "a range packet of %zu bytes to process %u "
                 "exceeds the MPI engine's limit of %d bytes", len, q, INT_MAX);
@@ -113,6 +126,7 @@ void mr_rsend(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q, char *buf,
     }
     MPI_Isend(buf, (int)len, MPI_BYTE, (int)q, T_RANGE, g->comm, &rs->sreq[rs->ns]);
     rs->sbuf[rs->ns++] = buf;
+    if (ring) mr_ring_by_mpi(g, q);
     rs->sent_any = 1;
     if (data) {
         rs->sent[q]++;
@@ -275,6 +289,10 @@ void mr_rpoll_from(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *
 {
     if (rs->net) {
         rs->net->poll(rs, ctx);
+        return;
+    }
+    if (!rs->by_mpi && g->shm && g->shm->ring) {
+        mr_ring_poll(g, rs, ctx, src);
         return;
     }
     for (;;) {

@@ -9,6 +9,7 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/mpi_section.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_range.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_range_net.c
+  ${CMAKE_CURRENT_LIST_DIR}/mpi_range_shm.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_boot.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_output.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_tcp.c
