@@ -10,6 +10,7 @@
 #include "lpfext.h"
 #include "checked.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,8 @@ char *sstep_noc_resolve(struct sstep_ctx *owner, uint32_t slot, size_t off, size
 void sstep_noc_range_error(struct sstep_ctx *owner, const char *primitive, lpf_pid_t issuer,
         uint32_t slot, size_t off, size_t size)
 {
+    char who[64];
+    snprintf(who, sizeof who, "process %u", issuer);
     if (owner->rank_thread) {
         /* found by the hybrid engine's rank-level context: the issuer is a
          * rank; the line names the owning thread's process */
@@ -73,28 +76,20 @@ void sstep_noc_range_error(struct sstep_ctx *owner, const char *primitive, lpf_p
         if (!th)
             sstep_fatal(owner, primitive, "request issued by a process of rank %u names a noc "
                     "slot of a thread this rank does not have", r);
-        struct sstep_lext *x = atomic_load_explicit(&th->lext, memory_order_acquire);
-        struct sstep_slot_array *a = x ? atomic_load_explicit(&x->noc, memory_order_acquire) : NULL;
-        const uint32_t i = wire_index(slot);
-        if (!a || i >= a->size || a->e[i].state != SSTEP_SLOT_GLOBAL || a->e[i].gen != wire_gen(slot))
-            sstep_fatal(th, primitive, "request issued by a process of rank %u (processes "
-                    "%u-%u) names noc slot %u (generation %u) of process %u, which is not "
-                    "registered there (never registered, or deregistered)", r, r * T,
-                    r * T + T - 1, i, wire_gen(slot), th->pid);
-        sstep_fatal(th, primitive, "request issued by a process of rank %u (processes %u-%u): "
-                "offset %zu + size %zu exceeds the %zu bytes that process %u registered in "
-                "noc slot %u", r, r * T, r * T + T - 1, off, size, a->e[i].size, th->pid, i);
+        snprintf(who, sizeof who, "a process of rank %u (processes %u-%u)", r, r * T,
+                r * T + T - 1);
+        owner = th;
     }
     struct sstep_lext *x = atomic_load_explicit(&owner->lext, memory_order_acquire);
     struct sstep_slot_array *a = x ? atomic_load_explicit(&x->noc, memory_order_acquire) : NULL;
     const uint32_t i = wire_index(slot);
     if (!a || i >= a->size || a->e[i].state != SSTEP_SLOT_GLOBAL || a->e[i].gen != wire_gen(slot))
-        sstep_fatal(owner, primitive, "request issued by process %u names noc slot %u "
-                "(generation %u) of process %u, which is not registered there (never "
-                "registered, or deregistered)", issuer, i, wire_gen(slot), owner->pid);
-    sstep_fatal(owner, primitive, "request issued by process %u: offset %zu + size %zu "
-            "exceeds the %zu bytes that process %u registered in noc slot %u", issuer, off,
-            size, a->e[i].size, owner->pid, i);
+        sstep_fatal(owner, primitive, "request issued by %s names noc slot %u (generation %u) "
+                "of process %u, which is not registered there (never registered, or "
+                "deregistered)", who, i, wire_gen(slot), owner->pid);
+    sstep_fatal(owner, primitive, "request issued by %s: offset %zu + size %zu exceeds the %zu "
+            "bytes that process %u registered in noc slot %u", who, off, size, a->e[i].size,
+            owner->pid, i);
 }
 
 /* ------------------------------------------------------------------ */
