@@ -531,6 +531,12 @@ static int range_problem(struct waitst *w)
         }
         rec_read(&r->recs[q], &v);
         if (!v.waiting || v.object != w->s.object) continue;
+        /* likewise a member that arrived here, passed the barrier and
+         * waits in a later step of the object already (the barrier will
+         * complete; its line, checked by pairs_met, names the step) */
+        if (w->kind == SSTEP_E1 && v.step > w->s.step && r->pairs
+                && pair_arrived(r, w->ctx->pid, q))
+            continue;
         if ((w->kind == SSTEP_E1 && v.step > w->s.step)
                 || (v.step == w->s.step && (int)v.kind != w->kind)) {
             w->info->peer = q;
