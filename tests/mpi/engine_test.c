@@ -588,6 +588,65 @@ SPMD(case_direct_get_sizes)
     finish(ctx, s_, args);
 }
 
+/* bsp_direct_get right after a sync reads what the sync put there, even
+ * when the owner is still applying it (a third process's put: small, one
+ * through the shared body, one direct) and even when the reader's own sync
+ * returned first: the owner answers (or, on one node, lets it read) only
+ * once it completed that sync. Several rounds, each with new values. */
+#define DGA_SMALL 100
+#define DGA_MID 200000
+#define DGA_BIG ((size_t)3 << 19)
+SPMD(case_direct_get_after_sync)
+{
+    const size_t sizes[3] = { DGA_SMALL, DGA_MID, DGA_BIG };
+    const size_t total = DGA_SMALL + DGA_MID + DGA_BIG;
+    unsigned char *src = malloc(total), *area = malloc(total), *dst = malloc(DGA_BIG);
+    memset(area, 0, total);
+    setup(ctx, 2, 4);
+    lpf_memslot_t ls, ga;
+    lpf_register_local(ctx, src, total, &ls);
+    lpf_register_global(ctx, area, total, &ga);
+    OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    const lpf_pid_t next = (s_ + 1) % p_;
+    int bad = 0;
+    for (unsigned round = 1; round <= 20 && !bad; ++round) {
+        memset(src, (int)(round * 8 + s_), total);
+        /* odd rounds without the direct put: then nothing makes the
+         * writer's sync wait for the owner */
+        const int nz = round % 2 ? 2 : 3;
+        size_t off = 0;
+        for (int z = 0; z < nz; ++z) {
+            OK(lpf_put(ctx, ls, off, next, ga, off, sizes[z], LPF_MSG_DEFAULT));
+            off += sizes[z];
+        }
+        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+        for (lpf_pid_t k = p_ - 1; k >= 1; --k) {
+            const lpf_pid_t q = (s_ + k) % p_, writer = (q + p_ - 1) % p_;
+            const unsigned char want = (unsigned char)(round * 8 + writer);
+            off = 0;
+            for (int z = 0; z < nz; ++z) {
+                if (sstep_direct_get(ctx, q, ga, off, dst, sizes[z]) != LPF_SUCCESS) bad++;
+                size_t i = 0;
+                while (i < sizes[z] && dst[i] == want) i++;
+                if (i < sizes[z]) {
+                    printf("direct_get_after_sync: round %u, process %u read %zu bytes of %u: "
+                           "byte %zu is %u, not %u\n", round, s_, sizes[z], q, i, dst[i], want);
+                    bad++;
+                }
+                off += sizes[z];
+            }
+        }
+        OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
+    }
+    CHECK(bad == 0);
+    lpf_deregister(ctx, ls);
+    lpf_deregister(ctx, ga);
+    free(src);
+    free(area);
+    free(dst);
+    finish(ctx, s_, args);
+}
+
 SPMD(case_check_values)
 {
     struct sstep_sync_info info;
@@ -675,6 +734,7 @@ static const struct testcase cases[] = {
     { "remote_size_direct_get", case_remote_size_direct_get, 0 },
     { "direct_get_owner_busy", case_direct_get_owner_busy, 0 },
     { "direct_get_sizes", case_direct_get_sizes, 0 },
+    { "direct_get_after_sync", case_direct_get_after_sync, 0 },
     { "check_values", case_check_values, 0 },
     { "sections", case_sections, 0 },
     { "sections_two", case_sections, 2 },

@@ -11,7 +11,7 @@
 static char *enc_puts(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_t q, char *p)
 {
     const struct sstep_req *reqs = ctx->q.reqs;
-    const size_t big = g->big;
+    const size_t big = g->big, big_put = g->big_put;
     char *last = NULL;        /* compact record that may still grow */
     uint32_t lslot = 0, lsize = 0;
     size_t lend = 0;
@@ -22,7 +22,12 @@ static char *enc_puts(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_
         const struct sstep_req *r = &reqs[i];
         __builtin_prefetch(r + 8);
         const size_t n = r->size;
-        if (SSTEP_LIKELY(n < big)) {
+        int body = n < big;
+        if (SSTEP_UNLIKELY(!body) && n < big_put && n <= g->body_left) {
+            g->body_left -= n;
+            body = 1;
+        }
+        if (SSTEP_LIKELY(body)) {
             if (last && r->slot == lslot && r->off == lend && lsize + n <= 0xffffu) {
                 lsize += (uint32_t)n;
                 lend += n;
@@ -142,11 +147,11 @@ static char *enc_msgs(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_
 size_t mpi_out_bound(const struct mpi_group *g, const struct sstep_peer_lists *pl, size_t nreg)
 {
     size_t b = sizeof(struct fhdr) + nreg * sizeof(struct regrec);
-    size_t lim = g->big - 1;
+    size_t lim = g->big - 1, plim = g->big_put - 1;
     size_t np = pl->count[SSTEP_PUT], ng = pl->count[SSTEP_GET], nm = pl->count[SSTEP_MSG];
     b += (np + ng) * LONG_REC + nm * 12 + 8;
     size_t dp = pl->bytes[SSTEP_PUT], dm = pl->bytes[SSTEP_MSG];
-    b += dp < np * lim ? dp : np * lim;
+    b += dp < np * plim ? dp : np * plim;
     b += dm < nm * lim ? dm : nm * lim;
     return b;
 }

@@ -25,6 +25,18 @@ static size_t direct_min(void)
     return direct_min_cached;
 }
 
+/* a size in bytes from the environment, else dflt */
+static size_t env_size(const char *name, size_t dflt)
+{
+    const char *s = getenv(name);
+    if (s && *s) {
+        char *end;
+        unsigned long long x = strtoull(s, &end, 10);
+        if (*end == '\0') return (size_t)x;
+    }
+    return dflt;
+}
+
 int mpi_oversubscribed(void)
 {
     return sstep_mpi.oversub;
@@ -72,6 +84,8 @@ void mpi_group_free(struct mpi_group *g)
     free(g->rget.r);
     free(g->rmisc.r);
     free(g->rdg.r);
+    free(g->dgw);
+    free(g->dgseen);
     free(g->bsend.e);
     free(g->bget.e);
     free(g->bput.e);
@@ -102,8 +116,21 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
         /* bsp_direct_get by process_vm_readv unless SUPERSTEP_MPI_CMA=0 */
         const char *cma = getenv("SUPERSTEP_MPI_CMA");
         g->cma = shm->ospid && !(cma && strcmp(cma, "0") == 0);
+        atomic_store_explicit(&line_of(g, pid)->applied, mkword(g->gen, 0, 0),
+                memory_order_release);
     }
     g->big = direct_min();
+    g->big_put = g->big;
+    g->body_budget = 0;
+    if (shm) {
+        /* puts below 1 MiB through the body segment, up to 4 MiB a sync:
+         * at p = 2 a 64 KiB total exchange takes 2.7 us instead of 7 (the
+         * MPI library's single-copy path pins pages), 1 MiB 65 instead of
+         * 93; from about 2 MiB the single copy wins */
+        size_t m = env_size("SUPERSTEP_MPI_SHM_DIRECT_MIN", (size_t)1 << 20);
+        g->big_put = m > g->big ? m : g->big;
+        g->body_budget = env_size("SUPERSTEP_MPI_SHM_BODY", (size_t)4 << 20);
+    }
     /* first-message receive buffers (message path only) */
     g->firstmem = aligned_alloc(64, shm ? 64 : 2 * (size_t)P * g->E);
     g->rfirst = malloc(P * sizeof *g->rfirst);
@@ -123,10 +150,11 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     g->wflags_state = calloc(P, 1);
     g->ehdr = calloc(P, sizeof *g->ehdr);
     g->bseg = calloc(P, sizeof *g->bseg);
+    g->dgseen = calloc(P, sizeof *g->dgseen);
     g->boff = calloc(P, sizeof *g->boff);
     g->blen = calloc(P, sizeof *g->blen);
     g->bsrc = calloc(P, sizeof *g->bsrc);
-    if (!g->wflags || !g->wflags_state || !g->ehdr || !g->bseg || !g->boff || !g->blen || !g->bsrc || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
+    if (!g->wflags || !g->wflags_state || !g->ehdr || !g->bseg || !g->dgseen || !g->boff || !g->blen || !g->bsrc || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
             || !g->gsmall || !g->body[0] || !g->body[1] || !g->hdr || !g->bodyp
             || !g->rin || !g->rout || !g->rsz) {
         g->P = 0;

@@ -38,6 +38,14 @@ struct dgreq {
     uint32_t piece;    /* 0: the reply in one message; else in pieces of this size */
     uint64_t off;
     uint64_t size;
+    uint64_t ep;       /* exchanges the reader completed: the owner answers once it
+                          completed as many (its memory holds their puts) */
+};
+
+/* a direct get that waits for its owner to complete the current exchange */
+struct dgwait {
+    struct dgreq r;
+    lpf_pid_t q;
 };
 
 #define CHUNK ((size_t)1 << 30)      /* MPI counts are int: larger transfers are split */
@@ -183,6 +191,12 @@ struct mpi_group {
     uint64_t episode;          /* exchanges done (syncs and rehooks) */
     size_t E;                  /* capacity of a first message */
     size_t big;                /* requests of this size and more travel directly */
+    size_t big_put;            /* puts: the same; larger on one node, where a put below
+                                  it goes through the shared body segment (two memcpy
+                                  beat the MPI library's single-copy path up to ~1 MiB) */
+    size_t body_budget;        /* on one node: bytes of puts of big..big_put-1 bytes
+                                  that one sync may send through the body segment */
+    size_t body_left;          /* what is left of it in the current sync */
     char *firstmem;            /* [2][P][E] first-message buffers */
     MPI_Request *rfirst;       /* [P] outstanding first-message receives */
     unsigned char *got;        /* [P] 1: rfirst[q] completed, not yet looked at */
@@ -203,6 +217,10 @@ struct mpi_group {
     struct reqv rget;          /* get traffic that must end before puts apply */
     struct reqv rmisc;         /* everything else */
     struct reqv rdg;           /* replies to direct gets of peers */
+    struct dgwait *dgw;        /* direct gets asked before we completed the exchange */
+    uint64_t *dgseen;          /* [P] 1 + our exchange count when the owner was seen
+                                  to have completed it too (on one node) */
+    size_t ndgw, dgwcap;
     struct bigv bsend;         /* our direct puts and messages, in order */
     struct bigv bget;          /* our direct gets, in order */
     struct bigv bput;          /* direct puts into our memory, in order */
@@ -263,6 +281,8 @@ struct shm_line {
     uint32_t final_failed[2];
     uint64_t need[2];        /* body-segment bytes this episode needs */
     uint64_t final_range[2]; /* gone: 1 if range packets were sent (as H_RANGE) */
+    _Atomic uint64_t applied;  /* mkword(gen, exchanges completed, 0): everything
+                                  of those exchanges is in this process's memory */
 };
 _Static_assert(sizeof(struct shm_line) <= SHM_LINE, "arrival line fits");
 
@@ -391,6 +411,9 @@ SSTEP_HIDDEN lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *i
 /* mpi_section.c */
 /* serve the direct gets peers asked of us; how many */
 SSTEP_HIDDEN int mpi_serve_dgets(struct mpi_group *g);
+/* the end of an exchange: count it, publish it (direct gets wait for it),
+ * answer the direct gets that waited for it */
+SSTEP_HIDDEN void mpi_episode_done(struct mpi_group *g);
 
 /* mpi_range.c: E1/E2/E4 (pub.md §12.2) */
 SSTEP_HIDDEN lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,

@@ -304,7 +304,7 @@ static lpf_err_t mp_exec_end(struct sstep_ctx *ctx0)
 static lpf_err_t rehook_section(struct mpi_group *g, struct sstep_ctx *ctx,
         lpf_spmd_t spmd, lpf_args_t args)
 {
-    g->episode++;
+    mpi_episode_done(g);
     MPI_Comm child;
     if (MPI_Comm_dup(g->comm, &child) != MPI_SUCCESS) {
         ctx->failed = 1;
@@ -412,8 +412,31 @@ static void dg_post(struct reqv *v, char *buf, size_t n, uint32_t piece, lpf_pid
     }
 }
 
-/* Serve the direct gets peers sent us: read our memory now and send it
- * (bounds are checked here, at the owner). Returns how many. */
+/* read our memory for q's direct get r and send it (bounds are checked
+ * here, at the owner) */
+static void dg_answer(struct mpi_group *g, lpf_pid_t q, const struct dgreq *r)
+{
+    char *from = sstep_resolve_global(g->ctx, r->slot, (size_t)r->off, (size_t)r->size);
+    if (!from)
+        sstep_remote_range_error(g->ctx, "bsp_direct_get", q, r->slot, (size_t)r->off,
+                (size_t)r->size);
+    dg_post(&g->rdg, from, (size_t)r->size, r->piece, q, g->comm, 1);
+}
+
+static void dg_test_replies(struct mpi_group *g)
+{
+    if (g->rdg.n) {
+        int done = 0;
+        MPI_Testall((int)g->rdg.n, g->rdg.r, &done, MPI_STATUSES_IGNORE);
+        if (done) g->rdg.n = 0;
+    }
+}
+
+/* Serve the direct gets peers sent us: read our memory now and send it.
+ * A reader that completed an exchange we are still in (its sync returned
+ * while we apply the puts it made to us, or others made) waits until we
+ * completed it too: its request is kept and answered by mpi_episode_done.
+ * Returns how many requests came. */
 int mpi_serve_dgets(struct mpi_group *g)
 {
     int served = 0;
@@ -426,19 +449,63 @@ int mpi_serve_dgets(struct mpi_group *g)
         struct dgreq r;
         MPI_Mrecv(&r, sizeof r, MPI_BYTE, &m, MPI_STATUS_IGNORE);
         lpf_pid_t q = (lpf_pid_t)st.MPI_SOURCE;
-        char *from = sstep_resolve_global(g->ctx, r.slot, (size_t)r.off, (size_t)r.size);
-        if (!from)
-            sstep_remote_range_error(g->ctx, "bsp_direct_get", q, r.slot, (size_t)r.off,
-                    (size_t)r.size);
-        dg_post(&g->rdg, from, (size_t)r.size, r.piece, q, g->comm, 1);
         served++;
+        if (r.ep > g->episode) {
+            if (g->ndgw == g->dgwcap) {
+                size_t c = g->dgwcap ? 2 * g->dgwcap : 8;
+                struct dgwait *w = realloc(g->dgw, c * sizeof *w);
+                if (!w) sstep_fatal(g->ctx, "bsp_direct_get", "out of memory");
+                g->dgw = w;
+                g->dgwcap = c;
+            }
+            g->dgw[g->ndgw].r = r;
+            g->dgw[g->ndgw].q = q;
+            g->ndgw++;
+            continue;
+        }
+        dg_answer(g, q, &r);
     }
-    if (g->rdg.n) {
-        int done = 0;
-        MPI_Testall((int)g->rdg.n, g->rdg.r, &done, MPI_STATUSES_IGNORE);
-        if (done) g->rdg.n = 0;
-    }
+    dg_test_replies(g);
     return served;
+}
+
+void mpi_episode_done(struct mpi_group *g)
+{
+    g->episode++;
+    if (g->shm)
+        atomic_store_explicit(&line_of(g, g->pid)->applied, mkword(g->gen, g->episode, 0),
+                memory_order_release);
+    if (SSTEP_UNLIKELY(g->ndgw)) {
+        size_t k = 0;
+        for (size_t i = 0; i < g->ndgw; ++i) {
+            if (g->dgw[i].r.ep > g->episode) g->dgw[k++] = g->dgw[i];
+            else dg_answer(g, g->dgw[i].q, &g->dgw[i].r);
+        }
+        g->ndgw = k;
+        dg_test_replies(g);
+    }
+}
+
+/* On one node: wait until the owner pid completed every exchange we did
+ * (its memory holds their puts). 0: it did; 1: its line belongs to
+ * another section (ask it by message instead). */
+static int cma_wait_owner(struct mpi_group *g, lpf_pid_t pid)
+{
+    if (g->dgseen[pid] == g->episode + 1) return 0;
+    const struct shm_line *l = line_of(g, pid);
+    struct mpi_wait w;
+    mpi_wait_init(&w, NAP_SYNC_NS);
+    for (;;) {
+        uint64_t a = atomic_load_explicit(&l->applied, memory_order_acquire);
+        if ((a >> 40) != (g->gen & 0xffffffu)) return 1;
+        uint32_t done = (uint32_t)(a >> 8);
+        if ((int32_t)(done - (uint32_t)g->episode) >= 0) {
+            g->dgseen[pid] = g->episode + 1;
+            return 0;
+        }
+        mpi_serve_dgets(g);
+        mpi_wait_step(&w);
+    }
 }
 
 /* bsp_direct_get on one node: read the owner's memory now with
@@ -459,6 +526,7 @@ static int cma_direct_get(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t 
             || size > r->s[slot] - off)
         return 0;
     if (size == 0) return 1;   /* the range is valid (off at the end at most) */
+    if (cma_wait_owner(g, pid)) return 0;
     char *to = dst;
     uint64_t from = r->a[slot] + off;
     size_t left = size;
@@ -495,7 +563,7 @@ static lpf_err_t mp_direct_get(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t sl
     struct reqv v = { NULL, 0, 0 };
     const uint32_t piece = dg_piece(size);
     dg_post(&v, dst, size, piece, pid, g->comm, 0);
-    struct dgreq r = { slot, piece, off, size };
+    struct dgreq r = { slot, piece, off, size, g->episode };
     MPI_Send(&r, sizeof r, MPI_BYTE, (int)pid, T_DGREQ, g->comm);
     int flag = 0;
     struct mpi_wait w;

@@ -51,6 +51,7 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     MPI_Comm comm = g->comm;
     ctx->inbox.n = ctx->inbox.next = 0;
     g->bsend.n = g->bget.n = g->bput.n = 0;
+    g->body_left = g->body_budget;
 
     /* 0. room for everything we send, before anything is sent: an
      * allocation failure now fails this process only */
@@ -186,7 +187,7 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     if (SSTEP_LIKELY(!any) && mine->head[SSTEP_PUT] == SSTEP_NIL
             && mine->head[SSTEP_GET] == SSTEP_NIL && mine->head[SSTEP_MSG] == SSTEP_NIL) {
         if (g->sfirst.n) mpi_wait_all(g, &g->sfirst);
-        g->episode++;
+        mpi_episode_done(g);
         return LPF_SUCCESS;
     }
 
@@ -314,6 +315,6 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     mpi_wait_all(g, &g->sfirst);
     if (g->rdg.n) mpi_wait_all(g, &g->rdg);
     if (g->tmp.head) sstep_arena_reset(&g->tmp);
-    g->episode++;
+    mpi_episode_done(g);
     return LPF_SUCCESS;
 }
