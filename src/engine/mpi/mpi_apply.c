@@ -160,7 +160,8 @@ void mpi_apply_puts(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
             } else {
                 uint64_t z;
                 memcpy(&z, la + 20, 8);
-                la += LONG_REC + (((uint32_t)hw & REC_DIRECT) ? 0 : (size_t)z);
+                la += LONG_REC + (((uint32_t)hw & REC_DIRECT)
+                        ? (((uint32_t)hw & REC_SPLIT) ? 16 : 0) : (size_t)z);
             }
             ahead++;
         }
@@ -180,8 +181,20 @@ void mpi_apply_puts(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
         if (SSTEP_LIKELY(!(fl & REC_DIRECT))) {
             sstep_copy(cb + off, p, n);
             p += n;
-        } else {
+        } else if (!(fl & REC_SPLIT)) {
             bigv_add(&g->bput, cb + off, n, q, T_PDATA);
+        } else {
+            /* we read the first half from the source; the source writes
+             * the second (or sends it, mpi_split_in) */
+            uint64_t w[2];
+            memcpy(w, p, 16);
+            p += 16;
+            const size_t h = n / 2;
+            bigv_add(&g->bput, cb + off, h, q, X_PREAD);
+            g->bput.e[g->bput.n - 1].raddr = w[0];
+            bigv_add(&g->bput, cb + off + h, n - h, q, T_PSPLIT);
+            g->bput.e[g->bput.n - 1].raddr = w[1];
+            g->nsplit_in++;
         }
     }
 }

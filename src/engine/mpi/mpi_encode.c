@@ -5,6 +5,19 @@
 #define _GNU_SOURCE
 #include "mpi_group.h"
 
+/* Where q's memory for (slot, off, n) is, as q's registration exchange
+ * said (0: not known, or not all inside the area) */
+static uint64_t split_dst(const struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_t q,
+        uint32_t slot, size_t off, size_t n)
+{
+    if (ctx->range_steps) return 0;
+    const struct rsize *r = &g->rsz[q];
+    if (slot >= r->n || r->s[slot] == SIZE_MAX || !r->a[slot] || off > r->s[slot]
+            || n > r->s[slot] - off)
+        return 0;
+    return r->a[slot] + off;
+}
+
 /* Puts to q in issue order; adjacent puts into one slot are merged into
  * one record, and the data of puts whose sources are adjacent too is
  * copied in one piece. */
@@ -64,9 +77,21 @@ static char *enc_puts(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_
                 uint32_t w1 = (lslot << 16) | lsize;
                 memcpy(last + 4, &w1, 4);
             }
-            p = put_long(p, r->slot, r->off, n, REC_DIRECT);
             last = NULL;
-            bigv_add(&g->bsend, r->local, n, q, T_PDATA);
+            const uint64_t dst = g->cma_put ? split_dst(g, ctx, q, r->slot, r->off, n) : 0;
+            if (dst) {
+                /* the source address, and where we would write the second half */
+                const size_t h = n / 2;
+                uint64_t w[2] = { (uint64_t)(uintptr_t)r->local, dst + h };
+                p = put_long(p, r->slot, r->off, n, REC_DIRECT | REC_SPLIT);
+                memcpy(p, w, 16);
+                p += 16;
+                bigv_add(&g->bsplit, (char *)r->local + h, n - h, q, T_PSPLIT);
+                g->bsplit.e[g->bsplit.n - 1].raddr = dst + h;
+            } else {
+                p = put_long(p, r->slot, r->off, n, REC_DIRECT);
+                bigv_add(&g->bsend, r->local, n, q, T_PDATA);
+            }
         }
     }
     if (last) {
@@ -149,7 +174,7 @@ size_t mpi_out_bound(const struct mpi_group *g, const struct sstep_peer_lists *p
     size_t b = sizeof(struct fhdr) + nreg * sizeof(struct regrec);
     size_t lim = g->big - 1, plim = g->big_put - 1;
     size_t np = pl->count[SSTEP_PUT], ng = pl->count[SSTEP_GET], nm = pl->count[SSTEP_MSG];
-    b += (np + ng) * LONG_REC + nm * 12 + 8;
+    b += (np + ng) * LONG_REC + np * 16 + nm * 12 + 8;
     size_t dp = pl->bytes[SSTEP_PUT], dm = pl->bytes[SSTEP_MSG];
     b += dp < np * plim ? dp : np * plim;
     b += dm < nm * lim ? dm : nm * lim;

@@ -6,6 +6,7 @@
 #include "mpi_group.h"
 
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static size_t direct_min_cached;
@@ -85,6 +86,7 @@ void mpi_group_free(struct mpi_group *g)
     free(g->rmisc.r);
     free(g->rdg.r);
     free(g->dgw);
+    free(g->bsplit.e);
     free(g->dgseen);
     free(g->bsend.e);
     free(g->bget.e);
@@ -118,6 +120,13 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
         g->cma = shm->ospid && !(cma && strcmp(cma, "0") == 0);
         atomic_store_explicit(&line_of(g, pid)->applied, mkword(g->gen, 0, 0),
                 memory_order_release);
+        /* puts from 1 MiB split between both processes' cores unless
+         * SUPERSTEP_MPI_SPLIT=0 (peers of earlier sections are done with
+         * our counters: every sync waited for them) */
+        const char *sp = getenv("SUPERSTEP_MPI_SPLIT");
+        g->cma_put = g->cma && shm->cma_ok && !(sp && strcmp(sp, "0") == 0);
+        g->split_seen = atomic_load_explicit(&line_of(g, pid)->splitdone, memory_order_acquire);
+        g->read_seen = atomic_load_explicit(&line_of(g, pid)->readdone, memory_order_acquire);
     }
     g->big = direct_min();
     g->big_put = g->big;
@@ -268,6 +277,28 @@ struct mpi_shm *mpi_shm_create(MPI_Comm comm)
         free(shm->ospid);
         shm->ospid = NULL;
     }
+    /* may we read each other's memory (process_vm_readv: same user, Yama
+     * ptrace_scope 0, no seccomp profile against it)? Split puts need
+     * every pair; bsp_direct_get finds out by itself */
+    int cma = shm->ospid != NULL;
+    if (cma) {
+        uint64_t mine = (uint64_t)(uintptr_t)&shm->P, *addr = malloc((size_t)size * sizeof *addr);
+        cma = addr != NULL;
+        MPI_Allreduce(MPI_IN_PLACE, &cma, 1, MPI_INT, MPI_MIN, comm);
+        if (cma) {
+            shm->P = (lpf_pid_t)size;
+            MPI_Allgather(&mine, 1, MPI_UINT64_T, addr, 1, MPI_UINT64_T, comm);
+            for (int q = 0; q < size && cma; ++q) {
+                lpf_pid_t v = 0;
+                struct iovec l = { &v, sizeof v }, r = { (void *)(uintptr_t)addr[q], sizeof v };
+                cma = process_vm_readv((pid_t)shm->ospid[q], &l, 1, &r, 1, 0) == (ssize_t)sizeof v
+                        && v == (lpf_pid_t)size;
+            }
+            MPI_Allreduce(MPI_IN_PLACE, &cma, 1, MPI_INT, MPI_MIN, comm);
+        }
+        free(addr);
+    }
+    shm->cma_ok = cma;
     shm->win = win;
     shm->P = (lpf_pid_t)size;
     shm->E = E;

@@ -26,7 +26,11 @@
 /* ------------------------------------------------------------------ */
 
 /* tags: kind + episode parity */
-enum { T_FIRST = 0, T_BODY = 2, T_GDATA = 4, T_PDATA = 6, T_MDATA = 8 };
+enum { T_FIRST = 0, T_BODY = 2, T_GDATA = 4, T_PDATA = 6, T_MDATA = 8,
+       T_PSPLIT = 10 };   /* a split put's second half, when sent as a message */
+/* bigx.tag of a split put's first half, which the destination reads with
+ * process_vm_readv (not an MPI tag) */
+enum { X_PREAD = -1 };
 #define TAG(kind, par) ((kind) + (par))
 /* direct gets (bsp_direct_get), outside the superstep structure */
 enum { T_DGREQ = 20, T_DGREP = 21 };
@@ -90,6 +94,12 @@ struct regrec {
  * its u64 size. */
 #define REC_LONG 0x80000000u
 #define REC_DIRECT 1u
+/* with REC_DIRECT, on one node: a split put. The record is followed by the
+ * source's address (8 bytes); the destination reads the first half from
+ * there (process_vm_readv), the source writes the second half into the
+ * destination (process_vm_writev) once the destination says it may, or
+ * sends it (T_PSPLIT) when the destination says so: both cores copy */
+#define REC_SPLIT 2u
 #define LONG_REC 28
 #define MSG_RUN 0x40000000u
 #define MSG_RUN_MAX 0x3fffffffu
@@ -144,6 +154,7 @@ struct bigx {
     char *tmp;        /* scratch buffer when the destination overlaps another */
     lpf_pid_t q;
     int tag;
+    uint64_t raddr;   /* split puts: the peer's address (source or destination) */
 };
 
 struct bigv {
@@ -173,6 +184,7 @@ static inline void bigv_add(struct bigv *v, char *ptr, size_t size, lpf_pid_t q,
     x->tmp = NULL;
     x->q = q;
     x->tag = tag;
+    x->raddr = 0;
 }
 
 struct rsize {
@@ -224,6 +236,12 @@ struct mpi_group {
     struct bigv bsend;         /* our direct puts and messages, in order */
     struct bigv bget;          /* our direct gets, in order */
     struct bigv bput;          /* direct puts into our memory, in order */
+    struct bigv bsplit;        /* second halves of our split puts, in order */
+    int cma_put;               /* split puts (one node, cross-memory attach works) */
+    size_t nsplit_in;          /* split puts into our memory this sync */
+    int split_write;           /* this sync their sources write the second halves */
+    uint64_t split_seen;       /* splitdone / readdone we waited for so far */
+    uint64_t read_seen;
     struct sstep_arena tmp;    /* scratch of one sync */
     struct sstep_arena rmsg[2];/* direct messages received, by parity */
     int oversub;
@@ -283,6 +301,10 @@ struct shm_line {
     uint64_t final_range[2]; /* gone: 1 if range packets were sent (as H_RANGE) */
     _Atomic uint64_t applied;  /* mkword(gen, exchanges completed, 0): everything
                                   of those exchanges is in this process's memory */
+    _Atomic uint64_t split[2]; /* mkword(gen, episode, 1: write your split halves
+                                  into my memory; 0: send them) */
+    _Atomic uint64_t splitdone; /* split halves peers wrote into us, ever */
+    _Atomic uint64_t readdone;  /* split first halves peers read from us, ever */
 };
 _Static_assert(sizeof(struct shm_line) <= SHM_LINE, "arrival line fits");
 
@@ -414,6 +436,12 @@ SSTEP_HIDDEN int mpi_serve_dgets(struct mpi_group *g);
 /* the end of an exchange: count it, publish it (direct gets wait for it),
  * answer the direct gets that waited for it */
 SSTEP_HIDDEN void mpi_episode_done(struct mpi_group *g);
+/* split puts (REC_SPLIT): the destination's part before it waits for its
+ * transfers (decision, reads of first halves), the source's part
+ * (second halves), the end (every half in, every source read) */
+SSTEP_HIDDEN void mpi_split_in(struct mpi_group *g, struct sstep_ctx *ctx, int par);
+SSTEP_HIDDEN void mpi_split_out(struct mpi_group *g, struct sstep_ctx *ctx, int par);
+SSTEP_HIDDEN void mpi_split_end(struct mpi_group *g, struct sstep_ctx *ctx);
 
 /* mpi_range.c: E1/E2/E4 (pub.md §12.2) */
 SSTEP_HIDDEN lpf_err_t mpi_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,

@@ -64,6 +64,7 @@ struct mpi_shm {
     uint64_t gen;        /* sections run on it so far (equal on all processes) */
     int *ospid;          /* [P] every process's operating-system pid (bsp_direct_get
                             reads peers' memory with process_vm_readv) */
+    int cma_ok;          /* every process could read every other's memory so */
     size_t ring;         /* bytes of a range-packet ring per sender (0: no rings) */
     size_t roff;         /* where a segment's rings start (one per sender) */
     struct mpi_ring *rl; /* [P] */

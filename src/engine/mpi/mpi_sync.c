@@ -50,7 +50,8 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     const int par = (int)(e & 1);
     MPI_Comm comm = g->comm;
     ctx->inbox.n = ctx->inbox.next = 0;
-    g->bsend.n = g->bget.n = g->bput.n = 0;
+    g->bsend.n = g->bget.n = g->bput.n = g->bsplit.n = 0;
+    g->nsplit_in = 0;
     g->body_left = g->body_budget;
 
     /* 0. room for everything we send, before anything is sent: an
@@ -305,9 +306,13 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     mpi_mark_overlaps(g, &g->bput);
     for (size_t i = 0; i < g->bput.n; ++i) {
         struct bigx *x = &g->bput.e[i];
+        if (SSTEP_UNLIKELY(x->tag != T_PDATA)) continue;   /* split: mpi_split_in */
         mpi_post_recv(&g->rmisc, x->tmp ? x->tmp : x->ptr, x->size, x->q, TAG(T_PDATA, par), comm);
     }
+    if (SSTEP_UNLIKELY(g->nsplit_in)) mpi_split_in(g, ctx, par);
+    if (SSTEP_UNLIKELY(g->bsplit.n)) mpi_split_out(g, ctx, par);
     mpi_wait_all(g, &g->rmisc);
+    if (SSTEP_UNLIKELY(g->nsplit_in || g->bsplit.n)) mpi_split_end(g, ctx);
     for (size_t i = 0; i < g->bput.n; ++i) {
         struct bigx *x = &g->bput.e[i];
         if (x->tmp) memcpy(x->ptr, x->tmp, x->size);

@@ -6,6 +6,7 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/mpi_encode.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_apply.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_sync.c
+  ${CMAKE_CURRENT_LIST_DIR}/mpi_split.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_section.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_range.c
   ${CMAKE_CURRENT_LIST_DIR}/mpi_range_net.c
