@@ -40,10 +40,9 @@ static void cma_copy(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q, ch
         ssize_t k = write ? process_vm_writev((pid_t)g->shm->ospid[q], &l, 1, &r, 1, 0)
                           : process_vm_readv((pid_t)g->shm->ospid[q], &l, 1, &r, 1, 0);
         if (k <= 0)
-            sstep_fatal(ctx, "lpf_sync", "%s %s process %u failed (%s); "
+            sstep_fatal(ctx, "lpf_sync", "%s the memory of process %u failed (%s); "
                     "SUPERSTEP_MPI_SPLIT=0 moves large puts by MPI messages",
-                    write ? "process_vm_writev into" : "process_vm_readv from",
-                    write ? "the memory of" : "the memory of", q,
+                    write ? "process_vm_writev into" : "process_vm_readv from", q,
                     k < 0 ? strerror(errno) : "nothing copied");
         local += k;
         remote += (uint64_t)k;
