@@ -1,5 +1,6 @@
 /*
- * Where the docs are (pf_doc_dir, prof_internal.h): installed next to the
+ * Where the docs are (pf_doc_dir, prof_internal.h): SUPERSTEP_DOCDIR if set,
+ * else installed next to the
  * library or program this file is compiled into, else the source tree's,
  * else the configured install location. Compiled into the library (the
  * report's link), bspprof and bspprobe (their --help).
@@ -38,6 +39,12 @@ static int doc_dir_at(char *buf, size_t len, const char *file, const char *rel)
 
 SSTEP_PROF_API const char *pf_doc_dir(char *buf, size_t len, int source)
 {
+    /* set when the man pages are made for an install prefix */
+    const char *env = getenv("SUPERSTEP_DOCDIR");
+    if (env && *env) {
+        snprintf(buf, len, "%s", env);
+        return buf;
+    }
     Dl_info in;
     const char *self = dladdr((const void *)&pf_doc_dir, &in) ? in.dli_fname : NULL;
     static const char *const rel[2] = { SSTEP_LIB_TO_DOC, SSTEP_BIN_TO_DOC };

@@ -43,6 +43,43 @@ set(ENV{LD_LIBRARY_PATH} ${ldpath})
 run(${WORK}/consumer-pc)
 message("consumer (pkg-config): ${LAST_OUTPUT}")
 
+# 2b. docs/bspcc.md's static-link recipe: libsuperstep.a plus the -l flags
+# that pkg-config --static --libs-only-l gives (MPI included)
+file(GLOB staticlib ${prefix}/lib/libsuperstep.a ${prefix}/lib64/libsuperstep.a)
+if(staticlib)
+  run(${PKG_CONFIG} --static --libs-only-l superstep)
+  string(REPLACE "-lsuperstep" "" lonly "${LAST_OUTPUT}")
+  separate_arguments(lonly UNIX_COMMAND "${lonly}")
+  run(${CC} ${CONSUMER_SRC}/consumer.c -o ${WORK}/consumer-static -I${prefix}/include
+      ${staticlib} ${lonly})
+  run(${WORK}/consumer-static)
+  message("consumer (static recipe): ${LAST_OUTPUT}")
+endif()
+
+# 2c. the installed docs: README beside docs/, its links resolving there,
+# and manual pages that name this prefix's documentation
+set(docdir ${prefix}/share/doc/superstep)
+if(NOT EXISTS ${docdir}/README.md)
+  message(FATAL_ERROR "README.md is not installed in ${docdir}")
+endif()
+file(READ ${docdir}/README.md readme)
+# (no brackets in the pattern: they would stop CMake splitting the list)
+string(REGEX MATCHALL "\\(([a-z0-9_./-]+\\.md)\\)" links "${readme}")
+foreach(l ${links})
+  string(REGEX REPLACE "^\\(|\\)$" "" l "${l}")
+  if(NOT EXISTS ${docdir}/${l})
+    message(FATAL_ERROR "installed README links to ${l}, which is not in ${docdir}")
+  endif()
+endforeach()
+file(GLOB manpages ${prefix}/share/man/man1/*.1)
+foreach(m ${manpages})
+  file(READ ${m} page)
+  if(page MATCHES "share/doc/superstep" AND NOT page MATCHES "${prefix}/share/doc/superstep")
+    message(FATAL_ERROR "${m} names a documentation directory outside the prefix ${prefix}")
+  endif()
+endforeach()
+message("installed docs: ok")
+
 # 3. the installed compiler wrappers; their programs find the library
 # through the rpath alone
 unset(ENV{LD_LIBRARY_PATH})
