@@ -6,29 +6,41 @@
  * (measured here: supersteps of 65 us instead of 1 us). Pinning places them
  * where they belong from the start.
  *
- * How: every section owns a slice [lo, lo + span) of the machine, as
- * fractions of the CPU list (root: [0, 1)). Process s of a section of P gets
- * [lo + span*s/P, lo + span*(s+1)/P) and is pinned to the CPU at the start
- * of its slice; nested sections subdivide their parent's slice. A section
- * with more processes than the CPUs of its slice pins each of them to the
- * whole slice instead (see pt_cpus_for).
+ * How: every section owns a slice [lo, lo + span) of the CPU list, as
+ * fractions of it (root: [0, 1)). Process s of a section of P gets the
+ * share [lo + span*s/P, lo + span*(s+1)/P) and is pinned to the CPUs of its
+ * share (one CPU when the section has a CPU per process; several when it
+ * has fewer processes than CPUs, so that threads the process starts itself,
+ * OpenMP's for instance, have the share to run on); nested sections
+ * subdivide their parent's share. A section with more processes than the
+ * CPUs of its slice pins each of them to the whole slice instead (see
+ * pt_cpus_for). A process whose share is the whole inherited mask (a
+ * section of P = 1 at the root) is left alone.
  *
- * The CPU list is the process's allowed set (taskset/cgroups respected),
- * ordered by SUPERSTEP_PIN:
+ * The CPU list is the process's inherited mask (taskset, cgroups, an MPI
+ * launcher's binding), ordered by SUPERSTEP_PIN:
  *   compact (default)  neighbouring pids on neighbouring cores (topology
  *                      order from hwloc when available)
  *   scatter            neighbouring pids spread over packages/cores
  *   none               no pinning
- *   0,2,4,...          an explicit list of CPU ids
+ *   0,2,4,...          an explicit list of CPU ids (inside the mask)
+ *
+ * Under an MPI launcher that started several processes on this host and
+ * left each of them the whole machine (no binding: every rank has every
+ * CPU), nothing is pinned unless SUPERSTEP_PIN is set: each rank would
+ * place its pid 0 on the first CPU, all of them on the same one. With a
+ * binding (a mask narrower than the machine) pinning stays inside it.
  */
 #define _GNU_SOURCE
 #include "pthread_internal.h"
+#include "../../core/launcher.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef SUPERSTEP_HAVE_HWLOC
 #include <hwloc.h>
@@ -39,7 +51,8 @@ static struct {
     int enabled;
     int *cpus;
     unsigned n;
-} pin = { PTHREAD_ONCE_INIT, 0, NULL, 0 };
+    unsigned allowed;   /* CPUs of the inherited mask */
+} pin = { PTHREAD_ONCE_INIT, 0, NULL, 0, 0 };
 
 #ifdef SUPERSTEP_HAVE_HWLOC
 /* Order the allowed CPUs by topology: compact = depth-first order of PUs;
@@ -88,6 +101,13 @@ static void pin_init(void)
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
     unsigned count = (unsigned)CPU_COUNT(&allowed);
     if (count == 0) return;
+    pin.allowed = count;
+    struct sstep_launch l;
+    if (!(mode && *mode) && sstep_launcher(&l) && sstep_launcher_several(&l)) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        /* ranks sharing the whole machine: the launcher bound nothing */
+        if (l.local_size != 1 && online > 0 && (long)count >= online) return;
+    }
     pin.cpus = malloc(count * sizeof *pin.cpus);
     if (!pin.cpus) return;
     if (mode && (mode[0] >= '0' && mode[0] <= '9')) {
@@ -115,33 +135,51 @@ static void pin_init(void)
     pin.enabled = pin.n > 0;
 }
 
-/* The CPUs process s of a section of P runs on, the section owning the
- * slice [lo, lo + span): the CPU at the start of the process's part of the
- * slice while the section has a CPU per process; the whole slice when it
- * has more processes than CPUs, so that the scheduler can move a runnable
- * process to a CPU its siblings left idle (pinned one per CPU beside a
- * program that keeps a CPU busy, a superstep of 16 processes on 2 cores
- * took 2 ms instead of 18 us). Returns 0 (and leaves *set alone) when
- * pinning is off. */
-int pt_cpus_for(double lo, double span, unsigned P, unsigned s, cpu_set_t *set)
+/* [*a, *b): the CPUs of the slice [lo, lo + span) in the CPU list, at
+ * least one */
+static void slice_bounds(double lo, double span, long *a, long *b)
 {
-    pthread_once(&pin.once, pin_init);
-    if (!pin.enabled) return 0;
     const double n = (double)pin.n;
-    long i0 = (long)(lo * n + 1e-9), i1 = (long)((lo + span) * n - 1e-9) + 1;
+    long i0 = (long)(lo * n + 1e-9), i1 = (long)((lo + span) * n + 1e-9);
     if (i0 < 0) i0 = 0;
     if (i0 >= (long)pin.n) i0 = (long)pin.n - 1;
     if (i1 > (long)pin.n) i1 = (long)pin.n;
     if (i1 <= i0) i1 = i0 + 1;
-    CPU_ZERO(set);
-    if ((long)P > i1 - i0) {
-        for (long i = i0; i < i1; ++i) CPU_SET(pin.cpus[i], set);
-        return 1;
+    *a = i0;
+    *b = i1;
+}
+
+/* The CPUs process s of a section of P runs on, the section owning the
+ * slice [lo, lo + span): the CPUs of the process's share of the slice
+ * while the section has a CPU per process (one CPU each when there are as
+ * many processes as CPUs); the whole slice when it has more processes than
+ * CPUs, so that the scheduler can move a runnable process to a CPU its
+ * siblings left idle (pinned one per CPU beside a program that keeps a CPU
+ * busy, a superstep of 16 processes on 2 cores took 2 ms instead of
+ * 18 us). Returns 0 (and leaves *set alone) when pinning is off, and when
+ * the process would get the whole inherited mask (it keeps the mask it
+ * has: a section of P = 1 does not narrow its caller). */
+int pt_cpus_for(double lo, double span, unsigned P, unsigned s, cpu_set_t *set)
+{
+    pthread_once(&pin.once, pin_init);
+    if (!pin.enabled) return 0;
+    long i0, i1;
+    slice_bounds(lo, span, &i0, &i1);
+    if ((long)P <= i1 - i0) {
+        long a, b;
+        slice_bounds(lo + span * s / P, span / P, &a, &b);
+        if (a < i0) a = i0;
+        if (b > i1) b = i1;
+        if (b <= a) {
+            a = a < i1 ? a : i1 - 1;
+            b = a + 1;
+        }
+        i0 = a;
+        i1 = b;
     }
-    long i = (long)((lo + span * s / P) * n + 1e-9);
-    if (i < i0) i = i0;
-    if (i >= i1) i = i1 - 1;
-    CPU_SET(pin.cpus[i], set);
+    if (i0 == 0 && i1 == (long)pin.n && pin.n == pin.allowed) return 0;
+    CPU_ZERO(set);
+    for (long i = i0; i < i1; ++i) CPU_SET(pin.cpus[i], set);
     return 1;
 }
 
