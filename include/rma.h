@@ -1,0 +1,500 @@
+/*
+ * <rma.h> -- a small, library-independent interface for remote memory
+ * access (RMA): the same C program compiles, unchanged, against Superstep's
+ * BSPlib (every engine), against PUB, and against plain MPI-3 one-sided
+ * communication (no Superstep at all). docs/rma.md describes it.
+ *
+ * Choose the mapping with one macro when compiling (default: BSPlib):
+ *   -DRMA_BSPLIB   <bsp.h>  (link with Superstep; bsprun picks the engine)
+ *   -DRMA_PUB      <pub.h>  (link with Superstep)
+ *   -DRMA_MPI      <mpi.h>  (mpicc; MPI_Win_create, fences or passive target)
+ *
+ * The program's shape (as in BSPlib's "main is the SPMD section"):
+ *
+ *   int main(int argc, char **argv) {
+ *       LIBEGIN(LINPROCS());
+ *       ... LIREGISTER(buf, len); LIINIT(); LICOMMIT();
+ *       ... LIPUT(dpid, src, buf, off, len); LISYNC(); LIBARRIER(); ...
+ *       LIDEREGISTER(buf);
+ *       LIEND();
+ *       return 0;              // only process 0 continues after LIEND
+ *   }
+ *
+ * Primitives (all collective except LIPUT/LIOPUT, LIGET/LIOGET, LIPID,
+ * LINPROCS, LITIME and LIABORT):
+ *   LIBEGIN(P) / LIEND()          start / end the parallel part. P is the
+ *                                 number of processes BSPlib/PUB start; MPI
+ *                                 runs on the ranks mpirun started.
+ *   LINPROCS() / LIPID()          number of processes / this process (int)
+ *   LITIME()                      wall-clock seconds (double)
+ *   LIABORT(fmt, ...)             one line on stderr, the whole program ends
+ *   LIREGISTER(addr, len)         make addr[0..len) remotely accessible; the
+ *                                 k-th registration of every process belongs
+ *                                 together (addresses may differ)
+ *   LIINIT() / LICOMMIT()         open the communication epoch / complete the
+ *                                 registrations; both before the first LIPUT
+ *   LIPUT(dpid, src, dst, off, len)   len bytes from src to dst+off at dpid
+ *   LIGET(spid, src, off, dst, len)   len bytes from src+off at spid to dst
+ *   LISYNC() / LIBARRIER()        complete every put and get issued since the
+ *                                 last sync / end the superstep. Call both,
+ *                                 in this order: one of them is a no-op,
+ *                                 depending on the library (Figs. 1 and 2).
+ *   LIDEREGISTER(addr)            undo the newest registration of addr
+ * Labeled windows (one window per destination address):
+ *   LIOREGISTER(addr, len), LIOINIT(addr), LIOCOMMIT(), LIOPUT(...),
+ *   LIOGET(...), LIOSYNC(addr), LIOBARRIER(): as above, but LIOINIT and
+ *   LIOSYNC open / complete only the window of addr.
+ *
+ * The contract is the intersection of the libraries' (MPI's is the
+ * strictest): between two syncs, the source of a put, the destination of a
+ * get and the registered area that a put writes or a get reads are not
+ * touched by local code; a get reads what the area held at the last sync.
+ */
+#ifndef SUPERSTEP_RMA_H
+#define SUPERSTEP_RMA_H
+
+#if (defined(RMA_MPI) + defined(RMA_PUB) + defined(RMA_BSPLIB)) > 1
+# error "<rma.h>: define at most one of RMA_BSPLIB, RMA_PUB and RMA_MPI"
+#endif
+#if !defined(RMA_MPI) && !defined(RMA_PUB) && !defined(RMA_BSPLIB)
+# define RMA_BSPLIB 1
+#endif
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ======================================================================= */
+#if defined(RMA_BSPLIB)
+/* Fig. 1 and Fig. 3: BSPlib. LIPUT/LIGET are the unbuffered bsp_hpput /
+ * bsp_hpget (the interface's contract allows them); -DRMA_BSP_BUFFERED
+ * selects the buffered bsp_put / bsp_get. */
+#include <bsp.h>
+
+#define RMA_LIBRARY "bsplib"
+
+#define LIBEGIN(P)      bsp_begin((bsp_pid_t)(P))
+#define LIEND()         bsp_end()
+#define LINPROCS()      ((int)bsp_nprocs())
+#define LIPID()         ((int)bsp_pid())
+#define LITIME()        bsp_time()
+#define LIABORT(...)    bsp_abort("LIABORT: " __VA_ARGS__)
+
+#define LIREGISTER(addr, len)  bsp_push_reg((addr), (bsp_size_t)(len))
+#define LIINIT()               ((void)0)
+#define LICOMMIT()             bsp_sync()
+#define LIDEREGISTER(addr)     bsp_pop_reg(addr)
+#define LISYNC()               ((void)0)
+#define LIBARRIER()            bsp_sync()
+#ifdef RMA_BSP_BUFFERED
+# define LIPUT(dpid, src, dst, off, len) \
+    bsp_put((bsp_pid_t)(dpid), (src), (dst), (bsp_size_t)(off), (bsp_size_t)(len))
+# define LIGET(spid, src, off, dst, len) \
+    bsp_get((bsp_pid_t)(spid), (src), (bsp_size_t)(off), (dst), (bsp_size_t)(len))
+#else
+# define LIPUT(dpid, src, dst, off, len) \
+    bsp_hpput((bsp_pid_t)(dpid), (src), (dst), (bsp_size_t)(off), (bsp_size_t)(len))
+# define LIGET(spid, src, off, dst, len) \
+    bsp_hpget((bsp_pid_t)(spid), (src), (bsp_size_t)(off), (dst), (bsp_size_t)(len))
+#endif
+
+/* labeled windows: the same calls (one superstep covers every window) */
+#define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
+#define LIOINIT(addr)                     ((void)(addr))
+#define LIOCOMMIT()                       LICOMMIT()
+#define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
+#define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
+#define LIOSYNC(addr)                     ((void)(addr))
+#define LIOBARRIER()                      LIBARRIER()
+
+/* ======================================================================= */
+#elif defined(RMA_PUB)
+/* Fig. 1 and Fig. 3 on PUB: the calls take the run's root object. PUB
+ * starts processes with pub_exec(P, spmd, arg), so this mapping supplies
+ * main(): it starts pub_maxprocs() processes (bsprun -n P), each runs the
+ * program's main (renamed rma_pub_main); LIBEGIN(P) must ask for that
+ * many. On the MPI engine the processes other than 0 get argc = 0. */
+#include <pub.h>
+
+#define RMA_LIBRARY "pub"
+
+typedef struct rma_pub_state {
+    pbsp bsp;           /* the root object of the run */
+    int argc;
+    char **argv;
+    int status;         /* process 0's return value of main */
+} rma_pub_state_t;
+
+__attribute__((weak)) _Thread_local rma_pub_state_t rma_pub_st;
+
+int rma_pub_main(int argc, char **argv);
+
+static inline void rma_pub_spmd(pbsp bsp, void *arg)
+{
+    rma_pub_st.bsp = bsp;
+    int st;
+    if (arg) {
+        rma_pub_state_t *a = (rma_pub_state_t *)arg;
+        st = rma_pub_main(a->argc, a->argv);
+        a->status = st;
+    } else {
+        static char *noargs[1] = { NULL };
+        (void)rma_pub_main(0, noargs);
+    }
+}
+
+__attribute__((weak)) int main(int argc, char **argv)
+{
+    rma_pub_state_t a = { NULL, argc, argv, 0 };
+    pub_exec(pub_maxprocs(), rma_pub_spmd, &a);
+    return a.status;
+}
+#define main rma_pub_main
+
+static inline void rma_pub_begin(int P)
+{
+    if (P != bsp_nprocs(rma_pub_st.bsp))
+        bsp_abort("rma: LIBEGIN (process %d of %d): asked for %d processes; the PUB mapping "
+                  "runs the %d that bsprun -n started\n", bsp_pid(rma_pub_st.bsp),
+                  bsp_nprocs(rma_pub_st.bsp), P, bsp_nprocs(rma_pub_st.bsp));
+}
+
+#define LIBEGIN(P)      rma_pub_begin((int)(P))
+#define LIEND()         ((void)0)
+#define LINPROCS()      bsp_nprocs(rma_pub_st.bsp)
+#define LIPID()         bsp_pid(rma_pub_st.bsp)
+#define LITIME()        bsp_time()
+#define LIABORT(...)    bsp_abort("LIABORT: " __VA_ARGS__)
+
+#define LIREGISTER(addr, len)  bsp_push_reg(rma_pub_st.bsp, (addr), (size_t)(len))
+#define LIINIT()               ((void)0)
+#define LICOMMIT()             bsp_sync(rma_pub_st.bsp)
+#define LIDEREGISTER(addr)     bsp_pop_reg(rma_pub_st.bsp, (addr))
+#define LISYNC()               ((void)0)
+#define LIBARRIER()            bsp_sync(rma_pub_st.bsp)
+#ifdef RMA_BSP_BUFFERED
+# define LIPUT(dpid, src, dst, off, len) \
+    bsp_put(rma_pub_st.bsp, (int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
+# define LIGET(spid, src, off, dst, len) \
+    bsp_get(rma_pub_st.bsp, (int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
+#else
+# define LIPUT(dpid, src, dst, off, len) \
+    bsp_hpput(rma_pub_st.bsp, (int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
+# define LIGET(spid, src, off, dst, len) \
+    bsp_hpget(rma_pub_st.bsp, (int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
+#endif
+
+#define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
+#define LIOINIT(addr)                     ((void)(addr))
+#define LIOCOMMIT()                       LICOMMIT()
+#define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
+#define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
+#define LIOSYNC(addr)                     ((void)(addr))
+#define LIOBARRIER()                      LIBARRIER()
+
+/* ======================================================================= */
+#elif defined(RMA_MPI)
+/* Fig. 2 and Fig. 4: MPI-3 one-sided communication. Every registration is
+ * a window (MPI_Win_create on the caller's memory), found again by its
+ * address (the labeled windows' liinsert / lisearch / lidelete). Two ways
+ * to complete an epoch, chosen at LIBEGIN by RMA_MPI_SYNC:
+ *   fence    (default) LIINIT, LISYNC: MPI_Win_fence on every window
+ *            (LIOINIT, LIOSYNC: on the labeled one); LIBARRIER right after
+ *            a sync is a no-op (a fence has synchronised every process),
+ *            else MPI_Barrier.
+ *   passive  every window is locked (MPI_Win_lock_all) from its creation;
+ *            LISYNC: MPI_Win_flush_all of the windows this process used,
+ *            one MPI_Barrier, MPI_Win_sync of every window.
+ * Misuse (an unregistered address, an MPI error in a put or get) gives one
+ * line on stderr and MPI_Abort with status 6. */
+#include <mpi.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define RMA_LIBRARY "mpi"
+
+typedef struct rma_mpi_win {
+    const void *addr;
+    size_t len;
+    MPI_Win win;
+    int open;       /* fence mode: an epoch is open */
+    int used;       /* passive mode: puts or gets since the last flush */
+} rma_mpi_win_t;
+
+typedef struct rma_mpi_state {
+    rma_mpi_win_t *w;
+    int n, cap;
+    int pid, nprocs;
+    int passive;
+    int synced;     /* the last collective call was a sync */
+    int last;       /* index of the last window found (lisearch's cache) */
+    int begun;
+} rma_mpi_state_t;
+
+__attribute__((weak)) rma_mpi_state_t rma_mpi_st;
+
+__attribute__((noreturn, format(printf, 2, 3)))
+static inline void rma_mpi_die(const char *prim, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t k = strlen(msg);
+    while (k > 0 && msg[k - 1] == '\n')
+        msg[--k] = '\0';
+    fprintf(stderr, "rma: %s (process %d of %d): %s\n", prim, rma_mpi_st.pid,
+            rma_mpi_st.nprocs, msg);
+    fflush(stderr);
+    int init = 0;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Abort(MPI_COMM_WORLD, 6);
+    exit(6);
+}
+
+#if defined(OPEN_MPI) && !defined(RMA_MPI_KEEP_OSC)
+extern int setenv(const char *name, const char *value, int overwrite);
+#endif
+
+static inline void rma_mpi_init(void)
+{
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) {
+#if defined(OPEN_MPI) && !defined(RMA_MPI_KEEP_OSC)
+        /* Open MPI 4.1 picks its UCX one-sided component for a single
+         * process even where UCX has no device, and MPI_Win_create fails;
+         * the other components (rdma over shared memory or the network,
+         * pt2pt) serve every size. An OMPI_MCA_osc of the user's wins. */
+        setenv("OMPI_MCA_osc", "^ucx", 0);
+#endif
+        int prov;
+        MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &prov);
+    }
+    if (!rma_mpi_st.begun) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rma_mpi_st.pid);
+        MPI_Comm_size(MPI_COMM_WORLD, &rma_mpi_st.nprocs);
+        const char *m = getenv("RMA_MPI_SYNC");
+        rma_mpi_st.passive = (m && !strcmp(m, "passive"));
+        if (m && strcmp(m, "passive") && strcmp(m, "fence"))
+            rma_mpi_die("LIBEGIN", "RMA_MPI_SYNC is '%s'; use fence or passive", m);
+        rma_mpi_st.last = -1;
+        rma_mpi_st.begun = 1;
+    }
+}
+
+static inline int rma_mpi_nprocs(void) { rma_mpi_init(); return rma_mpi_st.nprocs; }
+static inline int rma_mpi_pid(void) { rma_mpi_init(); return rma_mpi_st.pid; }
+static inline void rma_mpi_begin(int P) { (void)P; rma_mpi_init(); rma_mpi_st.synced = 0; }
+
+/* lisearch: the newest window of addr */
+static inline int rma_mpi_find(const char *prim, const void *addr)
+{
+    int i = rma_mpi_st.last;
+    if (i >= 0 && i < rma_mpi_st.n && rma_mpi_st.w[i].addr == addr)
+        return i;
+    for (i = rma_mpi_st.n - 1; i >= 0; i--)
+        if (rma_mpi_st.w[i].addr == addr) {
+            rma_mpi_st.last = i;
+            return i;
+        }
+    rma_mpi_die(prim, "address %p is not registered (LIREGISTER it first)", addr);
+}
+
+/* liinsert */
+static inline void rma_mpi_register(const void *addr, size_t len)
+{
+    rma_mpi_init();
+    if (rma_mpi_st.n == rma_mpi_st.cap) {
+        int cap = rma_mpi_st.cap ? 2 * rma_mpi_st.cap : 16;
+        rma_mpi_win_t *nw = (rma_mpi_win_t *)realloc(rma_mpi_st.w, (size_t)cap * sizeof *nw);
+        if (!nw)
+            rma_mpi_die("LIREGISTER", "out of memory (%d windows)", cap);
+        rma_mpi_st.w = nw;
+        rma_mpi_st.cap = cap;
+    }
+    rma_mpi_win_t *w = &rma_mpi_st.w[rma_mpi_st.n];
+    memset(w, 0, sizeof *w);
+    w->addr = addr;
+    w->len = len;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (!rma_mpi_st.passive)
+        MPI_Info_set(info, "no_locks", "true");
+    MPI_Info_set(info, "same_disp_unit", "true");
+    int rc = MPI_Win_create((void *)addr, (MPI_Aint)len, 1, info, MPI_COMM_WORLD, &w->win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        rma_mpi_die("LIREGISTER", "MPI_Win_create of %zu bytes at %p failed", len, addr);
+    MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+    if (rma_mpi_st.passive)
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win);
+    rma_mpi_st.n++;
+    rma_mpi_st.synced = 0;
+}
+
+/* lidelete */
+static inline void rma_mpi_deregister(const void *addr)
+{
+    int i = rma_mpi_find("LIDEREGISTER", addr);
+    rma_mpi_win_t *w = &rma_mpi_st.w[i];
+    if (rma_mpi_st.passive)
+        MPI_Win_unlock_all(w->win);
+    else if (w->open)
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win);
+    MPI_Win_free(&w->win);
+    memmove(w, w + 1, (size_t)(rma_mpi_st.n - i - 1) * sizeof *w);
+    rma_mpi_st.n--;
+    rma_mpi_st.last = -1;
+    rma_mpi_st.synced = 0;
+}
+
+/* fence mode: open the epochs of the windows not yet open */
+static inline void rma_mpi_open_all(void)
+{
+    if (!rma_mpi_st.passive)
+        for (int i = 0; i < rma_mpi_st.n; i++)
+            if (!rma_mpi_st.w[i].open) {
+                MPI_Win_fence(MPI_MODE_NOPRECEDE, rma_mpi_st.w[i].win);
+                rma_mpi_st.w[i].open = 1;
+            }
+    rma_mpi_st.synced = 0;
+}
+
+static inline void rma_mpi_open(const void *addr)
+{
+    rma_mpi_win_t *w = &rma_mpi_st.w[rma_mpi_find("LIOINIT", addr)];
+    if (!rma_mpi_st.passive && !w->open) {
+        MPI_Win_fence(MPI_MODE_NOPRECEDE, w->win);
+        w->open = 1;
+    }
+    rma_mpi_st.synced = 0;
+}
+
+static inline rma_mpi_win_t *rma_mpi_access(const char *prim, int pid, const void *addr,
+                                            size_t off, size_t len)
+{
+    rma_mpi_win_t *w = &rma_mpi_st.w[rma_mpi_find(prim, addr)];
+    if (pid < 0 || pid >= rma_mpi_st.nprocs)
+        rma_mpi_die(prim, "process %d does not exist (%d processes)", pid, rma_mpi_st.nprocs);
+    if (!rma_mpi_st.passive && !w->open)
+        rma_mpi_die(prim, "the window of %p is not open: call LIINIT/LIOINIT or LICOMMIT first",
+                    addr);
+    if (len > (size_t)0x7fffffff)
+        rma_mpi_die(prim, "%zu bytes in one call (at most 2^31 - 1)", len);
+    (void)off;
+    w->used = 1;
+    return w;
+}
+
+static inline void rma_mpi_put(int dpid, const void *src, const void *dst, size_t off, size_t len)
+{
+    rma_mpi_win_t *w = rma_mpi_access("LIPUT", dpid, dst, off, len);
+    if (len == 0)
+        return;
+    int rc = MPI_Put(src, (int)len, MPI_BYTE, dpid, (MPI_Aint)off, (int)len, MPI_BYTE, w->win);
+    if (rc != MPI_SUCCESS)
+        rma_mpi_die("LIPUT", "MPI_Put of %zu bytes to offset %zu of %p at process %d failed "
+                    "(past the registered area?)", len, off, dst, dpid);
+}
+
+static inline void rma_mpi_get(int spid, const void *src, size_t off, void *dst, size_t len)
+{
+    rma_mpi_win_t *w = rma_mpi_access("LIGET", spid, src, off, len);
+    if (len == 0)
+        return;
+    int rc = MPI_Get(dst, (int)len, MPI_BYTE, spid, (MPI_Aint)off, (int)len, MPI_BYTE, w->win);
+    if (rc != MPI_SUCCESS)
+        rma_mpi_die("LIGET", "MPI_Get of %zu bytes from offset %zu of %p at process %d failed "
+                    "(past the registered area?)", len, off, src, spid);
+}
+
+static inline void rma_mpi_complete(rma_mpi_win_t *w)
+{
+    if (rma_mpi_st.passive) {
+        if (w->used)
+            MPI_Win_flush_all(w->win);
+    } else {
+        if (MPI_Win_fence(0, w->win) != MPI_SUCCESS)
+            rma_mpi_die("LISYNC", "MPI_Win_fence failed (a put or get past a registered area?)");
+        w->open = 1;
+    }
+    w->used = 0;
+}
+
+static inline void rma_mpi_sync(void)
+{
+    for (int i = 0; i < rma_mpi_st.n; i++)
+        rma_mpi_complete(&rma_mpi_st.w[i]);
+    if (rma_mpi_st.passive) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < rma_mpi_st.n; i++)
+            MPI_Win_sync(rma_mpi_st.w[i].win);
+    } else if (rma_mpi_st.n == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    rma_mpi_st.synced = 1;
+}
+
+static inline void rma_mpi_osync(const void *addr)
+{
+    rma_mpi_win_t *w = &rma_mpi_st.w[rma_mpi_find("LIOSYNC", addr)];
+    rma_mpi_complete(w);
+    if (rma_mpi_st.passive) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_sync(w->win);
+    }
+    rma_mpi_st.synced = 1;
+}
+
+static inline void rma_mpi_barrier(void)
+{
+    if (!rma_mpi_st.synced)
+        MPI_Barrier(MPI_COMM_WORLD);
+    rma_mpi_st.synced = 0;
+}
+
+static inline void rma_mpi_end(void)
+{
+    while (rma_mpi_st.n > 0)
+        rma_mpi_deregister(rma_mpi_st.w[rma_mpi_st.n - 1].addr);
+    free(rma_mpi_st.w);
+    rma_mpi_st.w = NULL;
+    rma_mpi_st.cap = 0;
+    int pid = rma_mpi_st.pid;
+    MPI_Finalize();
+    if (pid != 0)   /* as BSPlib: only process 0 continues after LIEND */
+        exit(0);
+}
+
+#define LIBEGIN(P)      rma_mpi_begin((int)(P))
+#define LIEND()         rma_mpi_end()
+#define LINPROCS()      rma_mpi_nprocs()
+#define LIPID()         rma_mpi_pid()
+#define LITIME()        MPI_Wtime()
+#define LIABORT(...)    rma_mpi_die("LIABORT", "" __VA_ARGS__)
+
+#define LIREGISTER(addr, len)  rma_mpi_register((addr), (size_t)(len))
+#define LIINIT()               rma_mpi_open_all()
+#define LICOMMIT()             rma_mpi_open_all()
+#define LIDEREGISTER(addr)     rma_mpi_deregister(addr)
+#define LIPUT(dpid, src, dst, off, len) \
+    rma_mpi_put((int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
+#define LIGET(spid, src, off, dst, len) \
+    rma_mpi_get((int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
+#define LISYNC()               rma_mpi_sync()
+#define LIBARRIER()            rma_mpi_barrier()
+
+#define LIOREGISTER(addr, len)            rma_mpi_register((addr), (size_t)(len))
+#define LIOINIT(addr)                     rma_mpi_open(addr)
+#define LIOCOMMIT()                       ((void)0)
+#define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
+#define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
+#define LIOSYNC(addr)                     rma_mpi_osync(addr)
+#define LIOBARRIER()                      rma_mpi_barrier()
+
+#endif /* mapping */
+
+#endif /* SUPERSTEP_RMA_H */
