@@ -1,0 +1,402 @@
+/*
+ * bsprun-filter: what bsprun puts between the MPI launcher and the terminal.
+ *
+ *   bsprun-filter            standard error: the launcher's own banners
+ *                            dropped, one bsprun line for what they said
+ *                            (a rank ended by a signal, a lost host, a
+ *                            program that could not be started)
+ *   bsprun-filter --stdout   standard output: the launcher's "N total
+ *                            processes failed to start" dropped
+ *   bsprun-filter --tag T    every line starts with T (nothing dropped)
+ *
+ * Every line is written on as soon as its newline has been read (one
+ * write(2) per batch of lines, no stdio buffer in between). A line without
+ * its newline yet is written on after a quarter of a second without more
+ * input (a prompt), or at once where it cannot be the start of a line the
+ * filter would drop. A dashed block that turns out not to be the launcher's
+ * is written on the same way after a quarter of a second.
+ *
+ * Environment: BSPRUN_MAP_CMD (a shell command printing Open MPI's map of
+ * the job, asked for where a host was lost), BSPRUN_T (BSP processes per
+ * rank), BSPRUN_NP (BSP processes in all).
+ * Exit status: 0, or 3 where the launcher said it could not start the
+ * program (bsprun then exits with 127).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IDLE_MS 250
+
+struct buf {
+    char *p;
+    size_t n, cap;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 4096;
+        while (c < b->n + n + 1) c *= 2;
+        char *q = realloc(b->p, c);
+        if (!q) {
+            fputs("bsprun-filter: out of memory\n", stderr);
+            exit(1);
+        }
+        b->p = q;
+        b->cap = c;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+static void puts_b(struct buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static struct buf out;     /* written at the end of each batch */
+static char last = '\n';   /* the last byte written */
+
+static void flush_out(void)
+{
+    size_t i = 0;
+    while (i < out.n) {
+        ssize_t k = write(1, out.p + i, out.n - i);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;   /* nobody reads any more: drop */
+        i += (size_t)k;
+    }
+    if (out.n) last = out.p[out.n - 1];
+    out.n = 0;
+}
+static void emit(const char *s, size_t n) { put(&out, s, n); }
+
+enum { M_STDERR, M_STDOUT, M_TAG };
+static int mode = M_STDERR;
+static const char *tag = "";
+static long T = 1, NP = 0;
+static int status = 0;
+static int midline = 0;   /* part of the current line was written already */
+
+/* a dashed block being held: the launcher's (dropped) or not */
+static int inblk, drop, launch, mpich;
+static struct buf blk, exe, node, died;
+static char **lost;
+static size_t nlost;
+
+static regex_t re_died, re_lost, re_drop, re_launch, re_exe, re_node, re_help, re_aggr,
+    re_abort, re_fwd, re_showhelp, re_setpgid, re_execvp, re_failed;
+
+static void rx(regex_t *r, const char *s)
+{
+    if (regcomp(r, s, REG_EXTENDED) != 0) {
+        fprintf(stderr, "bsprun-filter: bad pattern %s\n", s);
+        exit(1);
+    }
+}
+static int m(regex_t *r, const char *s, regmatch_t *g, size_t ng)
+{
+    return regexec(r, s, ng, g, 0) == 0;
+}
+static void sub(struct buf *b, const char *s, regmatch_t g)
+{
+    b->n = 0;
+    put(b, s + g.rm_so, (size_t)(g.rm_eo - g.rm_so));
+}
+
+static void cannot_start(const char *prog, const char *host, const char *why)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "bsprun: cannot start %s on host %s: %s\n", prog, host, why);
+    emit(line, strlen(line));
+    status = 3;
+}
+
+static void end_block(const char *endline)
+{
+    if (launch) {
+        cannot_start(exe.n ? exe.p : "the program", node.n ? node.p : "(unknown)",
+                     "no such file there, or not an executable file");
+    } else if (!drop) {
+        emit(blk.p ? blk.p : "", blk.n);
+        if (endline) {
+            emit(endline, strlen(endline));
+            emit("\n", 1);
+        }
+    }
+    inblk = drop = launch = 0;
+    blk.n = exe.n = node.n = 0;
+}
+
+/* one line (s: without its newline, NUL-terminated; nl: it had one) */
+static void line(char *s, size_t n, int nl)
+{
+    regmatch_t g[3];
+    if (mode == M_TAG) {
+        emit(tag, strlen(tag));
+        emit(s, n);
+        if (nl) emit("\n", 1);
+        return;
+    }
+    if (mode == M_STDOUT) {
+        if (nl && m(&re_failed, s, NULL, 0)) return;
+        emit(s, n);
+        if (nl) emit("\n", 1);
+        return;
+    }
+    if (n >= 40 && strspn(s, "-") >= 40) {
+        if (inblk) {
+            end_block(s);
+            return;
+        }
+        inblk = 1;
+        blk.n = 0;
+        put(&blk, s, n);
+        put(&blk, "\n", 1);
+        return;
+    }
+    if (n >= 64 && strspn(s, "=") >= 64) {
+        mpich = !mpich;
+        return;
+    }
+    if (m(&re_execvp, s, g, 3)) {   /* MPICH: [proxy:0:0@HOST] ... execvp error on file F (WHY) */
+        struct buf f = { 0 }, why = { 0 }, h = { 0 };
+        sub(&f, s, g[1]);
+        sub(&why, s, g[2]);
+        char *at = strchr(s, '@'), *close = at ? strchr(at, ']') : NULL;
+        if (at && close) put(&h, at + 1, (size_t)(close - at - 1));
+        else puts_b(&h, "(unknown)");
+        cannot_start(f.p, h.p, why.p);
+        free(f.p);
+        free(why.p);
+        free(h.p);
+        return;
+    }
+    if (mpich) return;
+    if (inblk) {
+        put(&blk, s, n);
+        put(&blk, "\n", 1);
+        /* the one thing worth keeping of a dropped block: which rank died how */
+        if (m(&re_died, s, g, 3)) {
+            long r = strtol(s + g[1].rm_so, NULL, 10);
+            char who[128], l[512];
+            if (T > 1) snprintf(who, sizeof who, "rank %ld (processes %ld-%ld)", r, r * T, r * T + T - 1);
+            else snprintf(who, sizeof who, "rank %ld (process %ld)", r, r);
+            snprintf(l, sizeof l, "bsprun: %s ended by signal %.*s; the job was ended\n", who,
+                     (int)(g[2].rm_eo - g[2].rm_so), s + g[2].rm_so);
+            puts_b(&died, l);
+        }
+        /* a lost host: "Remote daemon: [[j,0],d] on node NAME" */
+        if (m(&re_lost, s, g, 2)) {
+            size_t k, len = (size_t)(g[1].rm_eo - g[1].rm_so);
+            for (k = 0; k < nlost; ++k)
+                if (strlen(lost[k]) == len && memcmp(lost[k], s + g[1].rm_so, len) == 0) break;
+            if (k == nlost) {
+                char **nl2 = realloc(lost, (nlost + 1) * sizeof *lost);
+                if (nl2) {
+                    lost = nl2;
+                    lost[nlost++] = strndup(s + g[1].rm_so, len);
+                }
+            }
+        }
+        if (m(&re_launch, s, NULL, 0)) launch = 1;
+        if (m(&re_exe, s, g, 2)) sub(&exe, s, g[1]);
+        if (m(&re_node, s, g, 2)) sub(&node, s, g[1]);
+        if (m(&re_drop, s, NULL, 0)) drop = 1;
+        return;
+    }
+    if (m(&re_help, s, NULL, 0) || m(&re_aggr, s, NULL, 0) || m(&re_abort, s, NULL, 0) ||
+        m(&re_fwd, s, NULL, 0) || m(&re_showhelp, s, NULL, 0) || m(&re_setpgid, s, NULL, 0))
+        return;
+    emit(s, n);
+    if (nl) emit("\n", 1);
+}
+
+/* could a line starting with s[0, n) still be one the filter acts on? */
+static int may_act(const char *s, size_t n)
+{
+    if (mode == M_TAG) return 0;
+    if (mode == M_STDOUT) {
+        static const char rest[] = " total process";
+        size_t i = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+        if (i == 0) return 0;
+        return strncmp(s + i, rest, n - i < sizeof rest - 1 ? n - i : sizeof rest - 1) == 0;
+    }
+    return 1;   /* standard error: wait a moment for the rest */
+}
+
+/* "BSP processes 1, 3" of the ranks that Open MPI's map puts on host h */
+static void procs_on(const char *h, struct buf *res)
+{
+    const char *mc = getenv("BSPRUN_MAP_CMD");
+    res->n = 0;
+    if (!mc || !*mc) return;
+    FILE *f = popen(mc, "r");
+    if (!f) return;
+    char l[4096], cur[1024] = "";
+    unsigned char *have = NULL;
+    long maxr = -1;
+    while (fgets(l, sizeof l, f)) {
+        char *p;
+        if ((p = strstr(l, "Data for node: "))) {
+            p += 15;
+            size_t k = strcspn(p, " \t\n");
+            if (k >= sizeof cur) k = sizeof cur - 1;
+            memcpy(cur, p, k);
+            cur[k] = '\0';
+        } else if (strcmp(cur, h) == 0 && (p = strstr(l, "Process rank: "))) {
+            long r = strtol(p + 14, NULL, 10);
+            if (r < 0 || r > 1000000) continue;
+            if (r > maxr) {
+                unsigned char *nh = realloc(have, (size_t)r + 1);
+                if (!nh) continue;
+                memset(nh + maxr + 1, 0, (size_t)(r - maxr));
+                have = nh;
+                maxr = r;
+            }
+            have[r] = 1;
+        }
+    }
+    pclose(f);
+    long lo = 0, hi = -2, n = 0;
+    char piece[64];
+    for (long r = 0; r <= maxr; ++r) {
+        if (!have[r]) continue;
+        long a = r * T, b = r * T + T - 1;
+        if (NP > 0 && b > NP - 1) b = NP - 1;
+        if (n && a == hi + 1) {
+            hi = b;
+            continue;
+        }
+        if (n) {
+            snprintf(piece, sizeof piece, lo == hi ? "%ld, " : "%ld-%ld, ", lo, hi);
+            puts_b(res, piece);
+        }
+        lo = a;
+        hi = b;
+        n++;
+    }
+    free(have);
+    if (!n) return;
+    snprintf(piece, sizeof piece, lo == hi ? "%ld" : "%ld-%ld", lo, hi);
+    struct buf all = { 0 };
+    puts_b(&all, n == 1 && lo == hi ? " (BSP process " : " (BSP processes ");
+    put(&all, res->p ? res->p : "", res->n);
+    puts_b(&all, piece);
+    puts_b(&all, ")");
+    res->n = 0;
+    put(res, all.p, all.n);
+    free(all.p);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--stdout") == 0) mode = M_STDOUT;
+        else if (strcmp(argv[i], "--tag") == 0 && i + 1 < argc) {
+            mode = M_TAG;
+            tag = argv[++i];
+        } else {
+            fprintf(stderr, "bsprun-filter: unknown argument '%s' (it is bsprun's helper)\n", argv[i]);
+            return 2;
+        }
+    }
+    const char *e;
+    if ((e = getenv("BSPRUN_T")) && atol(e) > 0) T = atol(e);
+    if ((e = getenv("BSPRUN_NP")) && atol(e) > 0) NP = atol(e);
+    signal(SIGPIPE, SIG_IGN);
+    rx(&re_died, "process rank ([0-9]+) .* exited on signal ([0-9]+ \\([^)]*\\))");
+    rx(&re_lost, "[Rr]emote daemon.* on node ([^ \t]+)");
+    rx(&re_drop, "MPI_ABORT|mpirun|Open MPI|ORTE|orte|Primary job|prterun|MPI processes|"
+                 "process rank|PMIx|non-zero (exit|status)");
+    rx(&re_launch, "unable to launch the specified application|unable to find the specified "
+                   "executable|could not access or execute an executable");
+    rx(&re_exe, "^ *Executable: *(.*[^ ]) *$");
+    rx(&re_node, "^ *Node: *(.*[^ ]) *$");
+    rx(&re_help, "^\\[[^]]*\\] [0-9]+ more process(es)? ha(s|ve) sent help message");
+    rx(&re_aggr, "Set MCA parameter \"orte_base_help_aggregate\"");
+    rx(&re_abort, "^application called MPI_Abort\\(");
+    rx(&re_fwd, "^(mpirun|mpiexec|orterun|prterun): Forwarding signal [0-9]+ to job$");
+    rx(&re_showhelp, "ORTE_ERROR_LOG: .*show_help\\.c");
+    rx(&re_setpgid, "^\\[[^]]*\\] plm:rsh: Warning: setpgid\\(");
+    rx(&re_execvp, "execvp error on file ([^ ]+) \\(([^)]*)\\)");
+    rx(&re_failed, "^[0-9]+ total process(es)? failed to start$");
+
+    struct buf in = { 0 };
+    int eof = 0;
+    char chunk[65536];
+    while (!eof) {
+        /* something held: a line without its newline, a dashed block */
+        int held = (in.n > 0 && !midline) || (inblk && !drop);
+        struct pollfd pf = { 0, POLLIN, 0 };
+        int r = poll(&pf, 1, held ? IDLE_MS : -1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r == 0) {   /* a quarter of a second without input: let it go */
+            if (inblk && !drop) end_block(NULL);
+            if (in.n && !midline && !inblk) {
+                if (mode == M_TAG) emit(tag, strlen(tag));
+                emit(in.p, in.n);
+                in.n = 0;
+                midline = 1;
+            }
+            flush_out();
+            continue;
+        }
+        ssize_t k = read(0, chunk, sizeof chunk);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            eof = 1;
+            k = 0;
+        }
+        put(&in, chunk, (size_t)k);
+        size_t i = 0;
+        for (;;) {
+            char *nl = memchr(in.p + i, '\n', in.n - i);
+            if (!nl) break;
+            size_t len = (size_t)(nl - (in.p + i));
+            *nl = '\0';
+            if (midline) {   /* the rest of a line let go before */
+                emit(in.p + i, len);
+                emit("\n", 1);
+                midline = 0;
+            } else {
+                line(in.p + i, len, 1);
+            }
+            i += len + 1;
+        }
+        memmove(in.p, in.p + i, in.n - i);
+        in.n -= i;
+        if (in.p) in.p[in.n] = '\0';
+        if (in.n && (midline || (!inblk && !may_act(in.p, in.n)))) {
+            if (!midline && mode == M_TAG) emit(tag, strlen(tag));
+            emit(in.p, in.n);
+            in.n = 0;
+            midline = 1;
+        }
+        flush_out();
+    }
+    if (in.n) line(in.p, in.n, 0);
+    if (inblk) {
+        drop = 0;
+        end_block(NULL);
+    }
+    if ((died.n || nlost) && last != '\n' && (out.n == 0 || out.p[out.n - 1] != '\n')) emit("\n", 1);
+    if (died.n) emit(died.p, died.n);
+    for (size_t k = 0; k < nlost; ++k) {
+        struct buf who = { 0 };
+        procs_on(lost[k], &who);
+        char l[2048];
+        snprintf(l, sizeof l,
+                 "bsprun: lost host %s%s: its Open MPI daemon stopped answering; the job was ended\n",
+                 lost[k], who.n ? who.p : "");
+        emit(l, strlen(l));
+        free(who.p);
+    }
+    flush_out();
+    return status;
+}
