@@ -7,6 +7,7 @@
  * Choose the mapping with one macro when compiling (default: BSPlib):
  *   -DRMA_BSPLIB   <bsp.h>  (link with Superstep; bsprun picks the engine)
  *   -DRMA_PUB      <pub.h>  (link with Superstep)
+ *   -DRMA_LPF      <lpf/core.h>  (link with Superstep)
  *   -DRMA_MPI      <mpi.h>  (mpicc; MPI_Win_create, fences or passive target)
  *
  * The program's shape (as in BSPlib's "main is the SPMD section"):
@@ -53,10 +54,10 @@
 #ifndef SUPERSTEP_RMA_H
 #define SUPERSTEP_RMA_H
 
-#if (defined(RMA_MPI) + defined(RMA_PUB) + defined(RMA_BSPLIB)) > 1
-# error "<rma.h>: define at most one of RMA_BSPLIB, RMA_PUB and RMA_MPI"
+#if (defined(RMA_MPI) + defined(RMA_PUB) + defined(RMA_LPF) + defined(RMA_BSPLIB)) > 1
+# error "<rma.h>: define at most one of RMA_BSPLIB, RMA_PUB, RMA_LPF and RMA_MPI"
 #endif
-#if !defined(RMA_MPI) && !defined(RMA_PUB) && !defined(RMA_BSPLIB)
+#if !defined(RMA_MPI) && !defined(RMA_PUB) && !defined(RMA_LPF) && !defined(RMA_BSPLIB)
 # define RMA_BSPLIB 1
 #endif
 
@@ -183,6 +184,292 @@ static inline void rma_pub_begin(int P)
 # define LIGET(spid, src, off, dst, len) \
     bsp_hpget(rma_pub_st.bsp, (int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
 #endif
+
+#define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
+#define LIOINIT(addr)                     ((void)(addr))
+#define LIOCOMMIT()                       LICOMMIT()
+#define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
+#define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
+#define LIOSYNC(addr)                     ((void)(addr))
+#define LIOBARRIER()                      LIBARRIER()
+
+/* ======================================================================= */
+#elif defined(RMA_LPF)
+/* LPF (<lpf/core.h>): LIREGISTER is lpf_register_global (active after
+ * LICOMMIT's lpf_sync); the source of a put and the destination of a get
+ * need a slot too: the part of a registered area of this process that
+ * holds them, else a local registration (lpf_register_local) that lasts
+ * until the end of the superstep. LIBARRIER is lpf_sync. The capacities of
+ * the memory register and the message queue follow what the last
+ * supersteps used (start: RMA_LPF_SLOTS, default 1024, for both). Like
+ * the PUB mapping it supplies main(): lpf_exec(LPF_ROOT, LPF_MAX_P, ...)
+ * runs the program's main (renamed rma_lpf_main) on every process. */
+#include <lpf/core.h>
+#include <lpf/abort.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+#define RMA_LIBRARY "lpf"
+
+typedef struct rma_lpf_reg {
+    const char *addr;
+    size_t len;
+    lpf_memslot_t slot;
+} rma_lpf_reg_t;
+
+typedef struct rma_lpf_state {
+    lpf_t ctx;
+    int pid, nprocs;
+    rma_lpf_reg_t *g;           /* global registrations, oldest first */
+    int ng, gcap;
+    lpf_memslot_t *loc;         /* local registrations of this superstep */
+    size_t nloc, loccap;
+    size_t regcap, msgcap;      /* capacities asked for */
+    size_t msgs, msgs_hw, loc_hw;
+    int last;
+} rma_lpf_state_t;
+
+__attribute__((weak)) _Thread_local rma_lpf_state_t rma_lpf_st;
+/* process 0's arguments, set by main() before lpf_exec */
+__attribute__((weak)) int rma_lpf_argc;
+__attribute__((weak)) char **rma_lpf_argv;
+__attribute__((weak)) int rma_lpf_status;
+
+int rma_lpf_main(int argc, char **argv);
+
+__attribute__((noreturn, format(printf, 2, 3)))
+static inline void rma_lpf_die(const char *prim, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t k = strlen(msg);
+    while (k > 0 && msg[k - 1] == '\n')
+        msg[--k] = '\0';
+    fprintf(stderr, "rma: %s (process %d of %d): %s\n", prim, rma_lpf_st.pid,
+            rma_lpf_st.nprocs, msg);
+    fflush(stderr);
+    if (rma_lpf_st.ctx)
+        lpf_abort(rma_lpf_st.ctx);
+    exit(6);
+}
+
+static inline void rma_lpf_resize(void)
+{
+    size_t want_reg = (size_t)rma_lpf_st.ng + 2 * rma_lpf_st.loc_hw + 64;
+    size_t want_msg = 2 * (size_t)rma_lpf_st.nprocs * rma_lpf_st.msgs_hw + 64;
+    if (want_reg > rma_lpf_st.regcap) {
+        if (lpf_resize_memory_register(rma_lpf_st.ctx, 2 * want_reg) != LPF_SUCCESS)
+            rma_lpf_die("LIBARRIER", "out of memory (memory register of %zu slots)", 2 * want_reg);
+        rma_lpf_st.regcap = 2 * want_reg;
+    }
+    if (want_msg > rma_lpf_st.msgcap) {
+        if (lpf_resize_message_queue(rma_lpf_st.ctx, 2 * want_msg) != LPF_SUCCESS)
+            rma_lpf_die("LIBARRIER", "out of memory (message queue of %zu)", 2 * want_msg);
+        rma_lpf_st.msgcap = 2 * want_msg;
+    }
+}
+
+static inline void rma_lpf_sync(const char *prim)
+{
+    if (lpf_sync(rma_lpf_st.ctx, LPF_SYNC_DEFAULT) != LPF_SUCCESS)
+        rma_lpf_die(prim, "lpf_sync failed");
+    for (size_t i = 0; i < rma_lpf_st.nloc; i++)
+        lpf_deregister(rma_lpf_st.ctx, rma_lpf_st.loc[i]);
+    if (rma_lpf_st.nloc > rma_lpf_st.loc_hw)
+        rma_lpf_st.loc_hw = rma_lpf_st.nloc;
+    if (rma_lpf_st.msgs > rma_lpf_st.msgs_hw)
+        rma_lpf_st.msgs_hw = rma_lpf_st.msgs;
+    rma_lpf_st.nloc = 0;
+    rma_lpf_st.msgs = 0;
+    rma_lpf_resize();
+}
+
+static inline void rma_lpf_spmd(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args)
+{
+    (void)args;
+    memset(&rma_lpf_st, 0, sizeof rma_lpf_st);
+    rma_lpf_st.ctx = ctx;
+    rma_lpf_st.pid = (int)pid;
+    rma_lpf_st.nprocs = (int)nprocs;
+    rma_lpf_st.last = -1;
+    const char *e = getenv("RMA_LPF_SLOTS");
+    size_t cap = e ? (size_t)strtoull(e, NULL, 10) : 1024;
+    if (cap < 16)
+        cap = 16;
+    rma_lpf_st.regcap = rma_lpf_st.msgcap = cap;
+    if (lpf_resize_memory_register(ctx, cap) != LPF_SUCCESS ||
+        lpf_resize_message_queue(ctx, cap) != LPF_SUCCESS)
+        rma_lpf_die("LIBEGIN", "out of memory (%zu slots and messages)", cap);
+    rma_lpf_sync("LIBEGIN");
+    static char *noargs[1] = { NULL };
+    int st = pid == 0 ? rma_lpf_main(rma_lpf_argc, rma_lpf_argv) : rma_lpf_main(0, noargs);
+    if (pid == 0)
+        rma_lpf_status = st;
+    free(rma_lpf_st.g);
+    free(rma_lpf_st.loc);
+    memset(&rma_lpf_st, 0, sizeof rma_lpf_st);
+}
+
+__attribute__((weak)) int main(int argc, char **argv)
+{
+    rma_lpf_argc = argc;
+    rma_lpf_argv = argv;
+    if (lpf_exec(LPF_ROOT, LPF_MAX_P, rma_lpf_spmd, LPF_NO_ARGS) != LPF_SUCCESS) {
+        fprintf(stderr, "rma: lpf_exec failed\n");
+        return 6;
+    }
+    return rma_lpf_status;
+}
+#define main rma_lpf_main
+
+static inline void rma_lpf_begin(int P)
+{
+    if (P != rma_lpf_st.nprocs)
+        rma_lpf_die("LIBEGIN", "asked for %d processes; the LPF mapping runs the %d that "
+                    "bsprun -n started", P, rma_lpf_st.nprocs);
+}
+
+static inline double rma_lpf_time(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline int rma_lpf_find(const char *prim, const void *addr)
+{
+    int i = rma_lpf_st.last;
+    if (i >= 0 && i < rma_lpf_st.ng && rma_lpf_st.g[i].addr == (const char *)addr)
+        return i;
+    for (i = rma_lpf_st.ng - 1; i >= 0; i--)
+        if (rma_lpf_st.g[i].addr == (const char *)addr) {
+            rma_lpf_st.last = i;
+            return i;
+        }
+    rma_lpf_die(prim, "address %p is not registered (LIREGISTER it first)", addr);
+}
+
+static inline void rma_lpf_register(const void *addr, size_t len)
+{
+    if (rma_lpf_st.ng == rma_lpf_st.gcap) {
+        int cap = rma_lpf_st.gcap ? 2 * rma_lpf_st.gcap : 16;
+        rma_lpf_reg_t *ng = (rma_lpf_reg_t *)realloc(rma_lpf_st.g, (size_t)cap * sizeof *ng);
+        if (!ng)
+            rma_lpf_die("LIREGISTER", "out of memory (%d registrations)", cap);
+        rma_lpf_st.g = ng;
+        rma_lpf_st.gcap = cap;
+    }
+    if ((size_t)rma_lpf_st.ng + rma_lpf_st.nloc + 1 > rma_lpf_st.regcap)
+        rma_lpf_die("LIREGISTER", "%d registrations and %zu local slots fill the memory "
+                    "register (%zu): LIDEREGISTER some, or raise RMA_LPF_SLOTS",
+                    rma_lpf_st.ng, rma_lpf_st.nloc, rma_lpf_st.regcap);
+    rma_lpf_reg_t *r = &rma_lpf_st.g[rma_lpf_st.ng];
+    r->addr = (const char *)addr;
+    r->len = len;
+    if (lpf_register_global(rma_lpf_st.ctx, (void *)addr, len, &r->slot) != LPF_SUCCESS)
+        rma_lpf_die("LIREGISTER", "lpf_register_global of %zu bytes at %p failed", len, addr);
+    rma_lpf_st.ng++;
+}
+
+static inline void rma_lpf_deregister(const void *addr)
+{
+    int i = rma_lpf_find("LIDEREGISTER", addr);
+    lpf_deregister(rma_lpf_st.ctx, rma_lpf_st.g[i].slot);
+    memmove(&rma_lpf_st.g[i], &rma_lpf_st.g[i + 1],
+            (size_t)(rma_lpf_st.ng - i - 1) * sizeof rma_lpf_st.g[0]);
+    rma_lpf_st.ng--;
+    rma_lpf_st.last = -1;
+}
+
+/* a slot and offset for local memory [p, p+len) */
+static inline lpf_memslot_t rma_lpf_local(const char *prim, const void *p, size_t len,
+                                          size_t *off)
+{
+    const char *c = (const char *)p;
+    for (int i = rma_lpf_st.ng - 1; i >= 0; i--) {
+        const rma_lpf_reg_t *r = &rma_lpf_st.g[i];
+        if (c >= r->addr && c + len <= r->addr + r->len && r->len > 0) {
+            *off = (size_t)(c - r->addr);
+            return r->slot;
+        }
+    }
+    if (rma_lpf_st.nloc == rma_lpf_st.loccap) {
+        size_t cap = rma_lpf_st.loccap ? 2 * rma_lpf_st.loccap : 64;
+        lpf_memslot_t *nl = (lpf_memslot_t *)realloc(rma_lpf_st.loc, cap * sizeof *nl);
+        if (!nl)
+            rma_lpf_die(prim, "out of memory");
+        rma_lpf_st.loc = nl;
+        rma_lpf_st.loccap = cap;
+    }
+    if ((size_t)rma_lpf_st.ng + rma_lpf_st.nloc + 1 > rma_lpf_st.regcap)
+        rma_lpf_die(prim, "more than %zu puts and gets from or to unregistered memory in one "
+                    "superstep: raise RMA_LPF_SLOTS", rma_lpf_st.regcap - (size_t)rma_lpf_st.ng);
+    lpf_memslot_t s;
+    if (lpf_register_local(rma_lpf_st.ctx, (void *)p, len, &s) != LPF_SUCCESS)
+        rma_lpf_die(prim, "lpf_register_local of %zu bytes at %p failed", len, p);
+    rma_lpf_st.loc[rma_lpf_st.nloc++] = s;
+    *off = 0;
+    return s;
+}
+
+static inline void rma_lpf_msg(const char *prim, int pid)
+{
+    if (pid < 0 || pid >= rma_lpf_st.nprocs)
+        rma_lpf_die(prim, "process %d does not exist (%d processes)", pid, rma_lpf_st.nprocs);
+    if (++rma_lpf_st.msgs > rma_lpf_st.msgcap)
+        rma_lpf_die(prim, "more than %zu puts and gets in one superstep: raise RMA_LPF_SLOTS",
+                    rma_lpf_st.msgcap);
+}
+
+static inline void rma_lpf_put(int dpid, const void *src, const void *dst, size_t off, size_t len)
+{
+    rma_lpf_msg("LIPUT", dpid);
+    const lpf_memslot_t d = rma_lpf_st.g[rma_lpf_find("LIPUT", dst)].slot;
+    if (len == 0)
+        return;
+    size_t soff;
+    const lpf_memslot_t s = rma_lpf_local("LIPUT", src, len, &soff);
+    if (lpf_put(rma_lpf_st.ctx, s, soff, (lpf_pid_t)dpid, d, off, len, LPF_MSG_DEFAULT)
+        != LPF_SUCCESS)
+        rma_lpf_die("LIPUT", "lpf_put of %zu bytes to offset %zu of %p at process %d failed",
+                    len, off, dst, dpid);
+}
+
+static inline void rma_lpf_get(int spid, const void *src, size_t off, void *dst, size_t len)
+{
+    rma_lpf_msg("LIGET", spid);
+    const lpf_memslot_t s = rma_lpf_st.g[rma_lpf_find("LIGET", src)].slot;
+    if (len == 0)
+        return;
+    size_t doff;
+    const lpf_memslot_t d = rma_lpf_local("LIGET", dst, len, &doff);
+    if (lpf_get(rma_lpf_st.ctx, (lpf_pid_t)spid, s, off, d, doff, len, LPF_MSG_DEFAULT)
+        != LPF_SUCCESS)
+        rma_lpf_die("LIGET", "lpf_get of %zu bytes from offset %zu of %p at process %d failed",
+                    len, off, src, spid);
+}
+
+#define LIBEGIN(P)      rma_lpf_begin((int)(P))
+#define LIEND()         ((void)0)
+#define LINPROCS()      rma_lpf_st.nprocs
+#define LIPID()         rma_lpf_st.pid
+#define LITIME()        rma_lpf_time()
+#define LIABORT(...)    rma_lpf_die("LIABORT", "" __VA_ARGS__)
+
+#define LIREGISTER(addr, len)  rma_lpf_register((addr), (size_t)(len))
+#define LIINIT()               ((void)0)
+#define LICOMMIT()             rma_lpf_sync("LICOMMIT")
+#define LIDEREGISTER(addr)     rma_lpf_deregister(addr)
+#define LIPUT(dpid, src, dst, off, len) \
+    rma_lpf_put((int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
+#define LIGET(spid, src, off, dst, len) \
+    rma_lpf_get((int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
+#define LISYNC()               ((void)0)
+#define LIBARRIER()            rma_lpf_sync("LIBARRIER")
 
 #define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
 #define LIOINIT(addr)                     ((void)(addr))
