@@ -504,11 +504,9 @@ __attribute__((constructor)) static void mpi_boot(void)
         _exit(1);
     }
     sstep_mpi.we_init = 1;
-    /* bsprun's standard input was closed: the launcher gave us /dev/null
-     * instead; process 0 sees it closed, as on threads (after MPI_Init, so
-     * that nothing of MPI's takes descriptor 0) */
-    const char *sc = getenv("SUPERSTEP_STDIN_CLOSED");
-    if (sc && strcmp(sc, "1") == 0) close(0);
+    /* descriptors 0, 1 and 2 stay open (mpi_output_start saw to it): one
+     * closed now would be taken by the next socket MPI opens, and the
+     * program would read MPI's traffic from its standard input */
     mpi_engine_setup_world();
     MPI_Comm_dup(MPI_COMM_WORLD, &sstep_mpi.sect);
     MPI_Comm_dup(MPI_COMM_WORLD, &sstep_mpi.ctrl);

@@ -144,8 +144,25 @@ static long env_long(const char *name, long dflt)
     return *end == '\0' ? x : dflt;
 }
 
+/* Descriptors 0, 1 and 2 are never left closed (a launcher started with
+ * one of them closed, bsprun <&-): /dev/null goes there before MPI starts,
+ * so that no socket or file of MPI's or ours can take their place -- a
+ * program reading its standard input would read MPI's traffic. */
+static void std_fds_open(void)
+{
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (n >= 0 && n != fd) {
+            dup2(n, fd);
+            close(n);
+        }
+    }
+}
+
 void mpi_output_start(int hybrid)
 {
+    std_fds_open();
     const char *host = getenv("SUPERSTEP_OUTPUT_HOST");
     const char *po = getenv("SUPERSTEP_OUTPUT_OUT");
     const char *pe = getenv("SUPERSTEP_OUTPUT_ERR");
