@@ -128,7 +128,9 @@ typedef struct rma_pub_state {
 
 __attribute__((weak)) _Thread_local rma_pub_state_t rma_pub_st;
 
-int rma_pub_main(int argc, char **argv);
+/* the program's main, declared without a prototype: int main(void) and
+ * int main(int, char **) are both accepted (it is called with argc, argv) */
+int rma_pub_main();
 
 static inline void rma_pub_spmd(pbsp bsp, void *arg)
 {
@@ -236,7 +238,9 @@ __attribute__((weak)) int rma_lpf_argc;
 __attribute__((weak)) char **rma_lpf_argv;
 __attribute__((weak)) int rma_lpf_status;
 
-int rma_lpf_main(int argc, char **argv);
+/* the program's main, declared without a prototype: int main(void) and
+ * int main(int, char **) are both accepted (it is called with argc, argv) */
+int rma_lpf_main();
 
 __attribute__((noreturn, format(printf, 2, 3)))
 static inline void rma_lpf_die(const char *prim, const char *fmt, ...)
