@@ -2,6 +2,7 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/api.c
   ${CMAKE_CURRENT_LIST_DIR}/context.c
   ${CMAKE_CURRENT_LIST_DIR}/checked.c
+  ${CMAKE_CURRENT_LIST_DIR}/checked_globals.c
   ${CMAKE_CURRENT_LIST_DIR}/errors.c
   ${CMAKE_CURRENT_LIST_DIR}/launcher.c
   ${CMAKE_CURRENT_LIST_DIR}/machine.c

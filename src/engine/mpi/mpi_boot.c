@@ -19,6 +19,8 @@
  */
 #define _GNU_SOURCE
 #include "mpi_internal.h"
+#include "../../core/checked.h"
+#include "../../core/checked_globals.h"
 
 #include <lpf/mpi.h>
 
@@ -99,6 +101,21 @@ static int find_name_cb(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+/* checked mode: the first section over the ranks compares the program's
+ * globals first (checked_globals.c); the exec command says so */
+#define CMD_CHECK_GLOBALS 0x10000u
+static int first_exec_sent;
+static SSTEP_NORETURN void exit_job_with(int status);
+
+/* every rank of a section of P, before it starts: a global that differs
+ * from rank 0's ends the job (rank 0 has said which) */
+static void check_globals(lpf_pid_t P)
+{
+    unsigned long mp = sstep_mpi.hybrid_P ? sstep_mpi.hybrid_P : (unsigned long)sstep_mpi.size;
+    if (sstep_chk_globals_mpi(mpi_section_comm(P), sstep_mpi.rank, (int)P, mp) != 0)
+        exit_job_with(6);
+}
+
 struct cmd_hdr {
     uint32_t kind;
     uint32_t P;
@@ -157,7 +174,10 @@ int mpi_send_exec(lpf_pid_t P, lpf_pid_t F, lpf_spmd_t spmd, lpf_args_t args)
         free(buf);
         return -1;
     }
-    struct cmd_hdr h = { MPI_CMD_EXEC, P, F, (uint32_t)args.f_size, nnames, (uint32_t)nbytes };
+    int chk = !first_exec_sent && sstep_mpi.auto_world && sstep_chk_mode() != 0;
+    first_exec_sent = 1;
+    struct cmd_hdr h = { MPI_CMD_EXEC | (chk ? CMD_CHECK_GLOBALS : 0u), P, F,
+        (uint32_t)args.f_size, nnames, (uint32_t)nbytes };
     memcpy(buf, &h, sizeof h);
     memcpy(buf + sizeof h, refs, nref * sizeof *refs);
     char *s = buf + sizeof h + nref * sizeof *refs;
@@ -276,6 +296,7 @@ static void run_exec(const char *buf, size_t len)
     lpf_args_t args = { NULL, 0, NULL, 0, h.nf ? fs : NULL, h.nf };
     lpf_pid_t s_pid = (lpf_pid_t)sstep_mpi.rank;
     lpf_pid_t share = h.F >= h.P ? sstep_share(h.F, h.P, s_pid) : 1;
+    if (h.kind & CMD_CHECK_GLOBALS) check_globals(h.P);
     /* a rank that cannot find the function still takes part (and leaves at
      * once), so that the section fails everywhere instead of hanging */
     MPI_Comm comm = mpi_section_comm(h.P);
@@ -310,7 +331,7 @@ static SSTEP_NORETURN void serve_forever(void)
         MPI_Mrecv(buf, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
         uint32_t kind = 0;
         if (n >= (int)sizeof(struct cmd_hdr)) memcpy(&kind, buf, sizeof kind);
-        if (kind == MPI_CMD_EXEC) {
+        if ((kind & ~CMD_CHECK_GLOBALS) == MPI_CMD_EXEC) {
             run_exec(buf, (size_t)n);
             free(buf);
             continue;
@@ -388,7 +409,7 @@ static int patch_init_array(void *self_ctor)
 
 /* exit(status != 0) called inside an SPMD section ends the whole job with
  * that status, as it ends the whole program on threads */
-static void exit_job_with(int status)
+static SSTEP_NORETURN void exit_job_with(int status)
 {
     fflush(NULL);
     /* let the launcher forward what this process printed first */
