@@ -174,7 +174,9 @@ int mpi_send_exec(lpf_pid_t P, lpf_pid_t F, lpf_spmd_t spmd, lpf_args_t args)
         free(buf);
         return -1;
     }
-    int chk = !first_exec_sent && sstep_mpi.auto_world && sstep_chk_mode() != 0;
+    const char *cg = getenv("SUPERSTEP_CHECK_GLOBALS");
+    int chk = !first_exec_sent && sstep_mpi.auto_world && sstep_chk_mode() != 0
+            && !(cg && strcmp(cg, "0") == 0);
     first_exec_sent = 1;
     struct cmd_hdr h = { MPI_CMD_EXEC | (chk ? CMD_CHECK_GLOBALS : 0u), P, F,
         (uint32_t)args.f_size, nnames, (uint32_t)nbytes };
@@ -191,6 +193,7 @@ int mpi_send_exec(lpf_pid_t P, lpf_pid_t F, lpf_spmd_t spmd, lpf_args_t args)
     free(buf);
     free(refs);
     free(names);
+    if (chk) check_globals(P);
     return 0;
 }
 
