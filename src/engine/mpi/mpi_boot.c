@@ -511,6 +511,13 @@ static void hybrid_setup(void)
 
 __attribute__((constructor)) static void mpi_boot(void)
 {
+#ifdef SUPERSTEP_SMPI
+    /* Under SimGrid's SMPI (docs/scale.md) constructors run before the
+     * simulator starts the ranks, and every rank runs main: the program
+     * calls MPI_Init itself and enters the engine with
+     * lpf_mpi_initialize_with_mpicomm + lpf_hook. Nothing here. */
+    return;
+#endif
     const char *e = getenv("SUPERSTEP_ENGINE");
     if (!e || (strcasecmp(e, "mpi") != 0 && strcasecmp(e, "hybrid") != 0)) return;
     const int hybrid = strcasecmp(e, "hybrid") == 0;
@@ -587,7 +594,13 @@ static lpf_err_t make_init(MPI_Comm comm, int owned, long server_pid, lpf_init_t
     x->nprocs = (lpf_pid_t)n;
     x->oversub = comm_oversubscribed(x->comm);
     x->server_pid = server_pid;
+#ifdef SUPERSTEP_SMPI
+    /* simulated hosts share no memory: no node window, no process_vm_readv
+     * (every first message, direct put and direct get by MPI) */
+    x->shm = NULL;
+#else
     x->shm = mpi_shm_create(x->comm);
+#endif
     if (x->shm == MPI_SHM_NOMEM) {
         MPI_Comm_free(&x->comm);
         free(x);

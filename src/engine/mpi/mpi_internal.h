@@ -15,11 +15,51 @@
 #include "../../core/core_internal.h"
 
 #include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
 
 #if defined(MPICH_VERSION) && defined(__GNUC__) && !defined(__clang__)
 /* MPICH defines MPI_STATUS(ES)_IGNORE as (MPI_Status *)1, which GCC 11 and
  * later take for a zero-sized array at every call */
 # pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+
+#ifdef SUPERSTEP_SMPI
+/* SimGrid's SMPI (bench/scale, docs/scale.md) declares MPI_Improbe and
+ * MPI_Mrecv but stops the simulation when they are called. Under it a
+ * matched probe is MPI_Iprobe, and its receive an MPI_Recv of the probed
+ * source and tag: the same message, as MPI keeps a pair's order and the
+ * engine receives nothing else on the communicator in between (SMPI runs
+ * no helper threads). */
+struct sstep_smpi_msg { int source, tag; MPI_Comm comm; };
+static inline int sstep_smpi_improbe(int source, int tag, MPI_Comm comm, int *flag,
+        MPI_Message *msg, MPI_Status *st)
+{
+    MPI_Status s;
+    memset(&s, 0, sizeof s);
+    *msg = MPI_MESSAGE_NULL;
+    int rc = MPI_Iprobe(source, tag, comm, flag, &s);
+    if (st != MPI_STATUS_IGNORE) *st = s;
+    if (rc != MPI_SUCCESS || !*flag) return rc;
+    struct sstep_smpi_msg *m = (struct sstep_smpi_msg *)malloc(sizeof *m);
+    if (!m) { *flag = 0; return MPI_ERR_NO_MEM; }
+    m->source = s.MPI_SOURCE;
+    m->tag = s.MPI_TAG;
+    m->comm = comm;
+    *msg = (MPI_Message)m;
+    return MPI_SUCCESS;
+}
+static inline int sstep_smpi_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
+        MPI_Status *st)
+{
+    struct sstep_smpi_msg *m = (struct sstep_smpi_msg *)*msg;
+    int rc = MPI_Recv(buf, count, type, m->source, m->tag, m->comm, st);
+    free(m);
+    *msg = MPI_MESSAGE_NULL;
+    return rc;
+}
+# define MPI_Improbe sstep_smpi_improbe
+# define MPI_Mrecv sstep_smpi_mrecv
 #endif
 
 /* Engine-wide state of this process. */

@@ -56,7 +56,8 @@ static void sleep_ms(long ms)
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
-static int64_t mono_ms(void)
+/* unused where no ompi-server is started (MPI libraries other than Open MPI 4) */
+__attribute__((unused)) static int64_t mono_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -64,7 +65,7 @@ static int64_t mono_ms(void)
 }
 
 /* the first line of path into uri (without the newline); 0 if not complete */
-static int read_line(const char *path, char *uri, size_t len)
+__attribute__((unused)) static int read_line(const char *path, char *uri, size_t len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return 0;

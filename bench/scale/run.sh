@@ -1,0 +1,245 @@
+#!/bin/sh
+# bench/scale/run.sh: the MPI engine at p = 64, 256, 1,024 and 4,096 ranks on
+# a simulated InfiniBand fat tree (SimGrid SMPI), beside plain MPI in the same
+# simulation; one table into docs/scale.md (between its markers) and one
+# machine parameter file per p (the format of bspprobe --save) for
+# `bspprof --machine FILE --procs P`. docs/scale.md explains what is
+# simulated and what is not.
+#
+#   bench/scale/run.sh [--quick] [--p "64 256 ..."] [--reps N] [--timeout S]
+#                      [--no-docs] [--build DIR] [--out DIR]
+#
+#   --quick      p = 64 and 256 only (a few minutes)
+#   --p LIST     these p (multiples of 32, or below 32)
+#   --reps N     supersteps / operations timed per row (default 5)
+#   --timeout S  real seconds one simulation may take before its cells say
+#                so (default 900)
+#   --no-docs    print the table, leave docs/scale.md alone
+#   --build DIR  the SMPI build folder (default build-smpi)
+#   --out DIR    raw results, platforms, parameter files (default DIR/scale-out)
+#
+# Needs smpicc/smpirun (Debian package libsimgrid-dev) and python3.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+P_LIST="64 256 1024 4096"
+REPS=5
+TIMEOUT=900
+DOCS=1
+BUILD=$root/build-smpi
+OUT=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --quick) P_LIST="64 256" ;;
+        --p) P_LIST=${2:?--p needs a list}; shift ;;
+        --reps) REPS=${2:?--reps needs a number}; shift ;;
+        --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
+        --no-docs) DOCS=0 ;;
+        --build) BUILD=${2:?--build needs a folder}; shift ;;
+        --out) OUT=${2:?--out needs a folder}; shift ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ -n "$OUT" ] || OUT=$BUILD/scale-out
+for t in smpicc smpirun python3 cmake ninja; do
+    command -v $t >/dev/null 2>&1 || { echo "run.sh: $t not found (smpicc/smpirun: apt-get install libsimgrid-dev)" >&2; exit 2; }
+done
+
+# ---- the simulated machine: one place (docs/scale.md gives the sources) -----
+# per message: 0.3 us of the sender's and the receiver's CPU (smpi/os for
+# blocking sends, smpi/ois for MPI_Isend, smpi/or for receives); a poll
+# (MPI_Test*, MPI_Iprobe) 0.1 us; the clock 10 ns; computation between MPI
+# calls is not simulated (no CPU model: only messages and polls cost time);
+# bandwidth and latency exactly as the platform says (factors 1; 0.97 of the
+# link rate for payload); Open MPI's collective algorithms.
+SIM_CFG="--cfg=smpi/simulate-computation:no
+--cfg=smpi/os:0:3e-7:0 --cfg=smpi/ois:0:3e-7:0 --cfg=smpi/or:0:3e-7:0
+--cfg=smpi/test:1e-7 --cfg=smpi/iprobe:1e-7 --cfg=smpi/grow-injected-times:no
+--cfg=smpi/wtime:1e-8
+--cfg=smpi/bw-factor:0:0.97 --cfg=smpi/lat-factor:0:1
+--cfg=smpi/coll-selector:ompi
+--cfg=smpi/privatization:dlopen --cfg=contexts/stack-size:256
+--cfg=smpi/display-timing:no
+--log=root.thres:warning --log=smpi_colls.thres:warning --log=smpi_config.thres:error"
+
+# ---- build ----------------------------------------------------------------------
+if [ ! -f "$BUILD/build.ninja" ]; then
+    launcher=
+    command -v ccache >/dev/null 2>&1 && launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+    # shellcheck disable=SC2086
+    cmake -S "$root" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUPERSTEP_SMPI=ON \
+        -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx $launcher >/dev/null
+fi
+ninja -C "$BUILD" scale >/dev/null
+PROG=$BUILD/bench/scale/scale
+mkdir -p "$OUT"
+RAW=$OUT/results.txt
+: > "$RAW"
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/scale.XXXXXX")
+trap 'rm -rf "$TMPD"' EXIT INT TERM
+
+# one simulation: run VARIANT P ROWS [ENV=VAL ...] -- program options
+run() {
+    var=$1 p=$2 rows=$3; shift 3
+    envs=
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+    [ $# -gt 0 ] && shift
+    log=$OUT/log-$var-$p.txt
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    if env $envs timeout --signal=KILL "$TIMEOUT" smpirun -tmpdir "$TMPD" -np "$p" \
+            -platform "$OUT/platform-$p.xml" $SIM_CFG "$PROG" --rows "$rows" --reps "$REPS" "$@" \
+            > "$log" 2>&1; then
+        status=ok
+    else
+        status="failed ($?)"
+    fi
+    t1=$(date +%s)
+    grep '^RESULT ' "$log" | sed "s/^RESULT /$var /" >> "$RAW" || true
+    echo "SIM $var $p $rows $((t1 - t0)) $status" >> "$RAW"
+    echo "run.sh: p = $p, $var ($rows): $((t1 - t0)) s, $status" >&2
+}
+
+for p in $P_LIST; do
+    "$here/platform.sh" "$p" > "$OUT/platform-$p.xml"
+    rows=empty,rand4,hrel,dget
+    [ "$p" -le 1024 ] && rows=$rows,total
+    # the engine as it chooses by default, then with the dense first-message
+    # sync (every process a first message to every peer: p(p - 1) messages
+    # per superstep, which the simulator pays for message by message; beyond
+    # 1,024 ranks one superstep alone outlasts any sensible budget)
+    run sparse "$p" "$rows" -- --lpf-only
+    if [ "$p" -le 1024 ]; then
+        drows=empty,rand4,dget
+        [ "$p" -le 256 ] && drows=$rows
+        run dense "$p" "$drows" SUPERSTEP_MPI_SPARSE=0 -- --lpf-only
+    fi
+    run mpi "$p" "$rows" -- --mpi-only
+done
+
+# ---- the table, the parameter files ----------------------------------------------
+python3 - "$RAW" "$OUT" "$root/docs/scale.md" "$DOCS" "$P_LIST" "$REPS" "$TIMEOUT" <<'EOF'
+import sys, os, re
+raw, out, doc, docs, plist, reps, tmo = sys.argv[1:8]
+P = [int(x) for x in plist.split()]
+res = {}   # (variant, row, what, p) -> seconds or None
+sims = {}  # (variant, p) -> (rows, secs, status)
+for line in open(raw):
+    f = line.split()
+    if f[0] == 'SIM':
+        sims[(f[1], int(f[2]))] = (f[3].split(','), int(f[4]), ' '.join(f[5:]))
+        continue
+    var, row, what, p, t = f[0], f[1], f[2], int(f[3]), f[4]
+    res[(var, row, what, p)] = None if t == 'na' else float(t)
+
+def get(var, row, what, p):
+    return res.get((var, row, what, p))
+
+def why_missing(var, row, p):
+    s = sims.get((var, p))
+    if s is None: return 'not run'
+    rows, secs, status = s
+    if row not in rows: return 'not run'
+    if status != 'ok':
+        return 'over %s s' % tmo if 'failed (137)' in status or 'failed (124)' in status else status
+    return 'n/a'
+
+def us(t):
+    if t is None: return None
+    v = t * 1e6
+    return '%.3g' % v if v < 1000 else '%.0f' % v
+
+def cell(var, row, what, p):
+    t = get(var, row, what, p)
+    if t is None:
+        if (var, row, what, p) in res: return 'n/a'
+        return '—' if (row == 'total' and p > 1024) or (var == 'dense' and why_missing(var, row, p) == 'not run') else why_missing(var, row, p)
+    return us(t)
+
+def ratio(a, b, inv=False):
+    if a is None or b is None or a <= 0 or b <= 0: return '—'
+    return '%.2f' % ((b / a) if inv else (a / b))
+
+rows = [
+    ('empty', 'empty sync', ['MPI_Barrier'], 'MPI_Barrier', False, '≤ 1.5'),
+    ('rand4', '8 B to 4 random peers', ['MPI_Barrier:empty', 'MPI_Alltoallv', 'MPI_Neighbor_alltoallv', 'MPI_Put+MPI_Win_fence'], 'MPI_Barrier:empty', False, '≤ 2'),
+    ('hrel', '1 MiB h-relation, 16 peers', ['MPI_Alltoallv', 'MPI_Neighbor_alltoallv', 'MPI_Put+MPI_Win_fence'], 'MPI_Alltoallv', True, '≥ 0.9'),
+    ('total', 'total exchange, 4 KiB per pair', ['MPI_Alltoall'], 'MPI_Alltoall', False, ''),
+    ('dget', 'one bsp_direct_get (8 B)', ['MPI_Win_lock+MPI_Get+MPI_Win_unlock'], 'MPI_Win_lock+MPI_Get+MPI_Win_unlock', False, ''),
+]
+hdr = '| row | variant | ' + ' | '.join('p = {:,}'.format(p) for p in P) + ' |'
+L = [hdr, '|' + ' --- |' * (2 + len(P))]
+for key, name, base, rbase, inv, target in rows:
+    first = True
+    def line(variant, cells):
+        global first
+        L.append('| %s | %s | %s |' % (name if first else '', variant, ' | '.join(cells)))
+        first = False
+    line('Superstep (default sync)', [cell('sparse', key, 'superstep', p) for p in P])
+    line('Superstep, `SUPERSTEP_MPI_SPARSE=0`', [cell('dense', key, 'superstep', p) for p in P])
+    for b in base:
+        bk = b.split(':')
+        brow = bk[1] if len(bk) > 1 else key
+        line(bk[0] + (' (the empty row\'s)' if len(bk) > 1 else ''), [cell('mpi', brow, bk[0], p) for p in P])
+    bk = rbase.split(':')
+    brow = bk[1] if len(bk) > 1 else key
+    rname = ('ratio: %s time / Superstep time (throughput ratio)' % bk[0]) if inv else ('ratio: Superstep / %s' % bk[0])
+    if target: rname += ' — target ' + target
+    line(rname, [ratio(get('sparse', key, 'superstep', p), get('mpi', brow, bk[0], p), inv) for p in P])
+table = '\n'.join(L)
+simlines = []
+for p in P:
+    parts = []
+    for var, label in (('sparse', 'Superstep'), ('dense', 'dense'), ('mpi', 'MPI')):
+        s = sims.get((var, p))
+        if s: parts.append('%s %d s%s' % (label, s[1], '' if s[2] == 'ok' else ' (' + s[2] + ')'))
+    simlines.append('p = {:,}: '.format(p) + ', '.join(parts))
+foot = ('Times in microseconds of simulated time per superstep or operation (the slowest rank\'s mean over %s, after one warm-up); '
+        '"—": not part of the table; "over N s": the simulation did not end within the budget. '
+        'Real time the simulations took here: %s.' % (reps, '; '.join(simlines)))
+block = table + '\n\n' + foot + '\n'
+
+# machine parameter files (bspprobe --save format): l = the empty sync;
+# g per byte from the rows with data, at their message sizes
+prm = []
+for p in P:
+    l = get('sparse', 'empty', 'superstep', p)
+    if not l: continue
+    rowsp = []
+    for key, m, h in (('rand4', 8, 32), ('total', 4096, 4096 * (p - 1)), ('hrel', 65536, 1 << 20)):
+        t = get('sparse', key, 'superstep', p)
+        if t is None: continue
+        g = max((t - l) / h, 1e-15)
+        rowsp.append('mpi %d %d %.6g %.6g' % (p, m, g, l))
+    if rowsp:
+        fn = os.path.join(out, 'params-p%d.txt' % p)
+        with open(fn, 'w') as f:
+            f.write('# bench/scale/run.sh: simulated (SimGrid SMPI, docs/scale.md), engine mpi, p = %d\n' % p)
+            f.write('# engine p msg_size g_seconds_per_byte l_seconds\n')
+            f.write('\n'.join(rowsp) + '\n')
+        prm += rowsp
+if prm:
+    with open(os.path.join(out, 'params.txt'), 'w') as f:
+        f.write('# bench/scale/run.sh: simulated (SimGrid SMPI, docs/scale.md), engine mpi\n')
+        f.write('# engine p msg_size g_seconds_per_byte l_seconds\n')
+        f.write('\n'.join(prm) + '\n')
+print(block)
+if prm:
+    print('parameter rows (%s):' % os.path.join(out, 'params.txt'))
+    print('\n'.join(prm))
+if docs == '1':
+    text = open(doc).read()
+    b, e = '<!-- bench/scale/run.sh: begin -->', '<!-- bench/scale/run.sh: end -->'
+    i, j = text.find(b), text.find(e)
+    if i < 0 or j < i:
+        sys.exit('run.sh: %s lacks the markers %s / %s' % (doc, b, e))
+    text = text[:i + len(b)] + '\n' + block + '\n' + text[j:]
+    pb, pe = '<!-- bench/scale/run.sh params: begin -->', '<!-- bench/scale/run.sh params: end -->'
+    i, j = text.find(pb), text.find(pe)
+    if prm and i >= 0 and j > i:
+        text = text[:i + len(pb)] + '\n```\n' + '\n'.join(prm) + '\n```\n' + text[j:]
+    open(doc, 'w').write(text)
+    print('run.sh: the table is in %s' % doc, file=sys.stderr)
+EOF
