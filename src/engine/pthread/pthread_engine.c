@@ -376,6 +376,16 @@ static void *pt_sibling_main(void *arg)
 static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
         lpf_spmd_t spmd, lpf_args_t args, struct sstep_ctx **ctx0)
 {
+#ifdef SUPERSTEP_SMPI
+    /* SimGrid's SMPI simulates MPI ranks, not threads: a thread it does not
+     * know stops the simulation at its first clock read (docs/scale.md) */
+    if (P > 1) {
+        sstep_warn("lpf_exec: a section of %u processes on threads (process %u of %u) is not "
+                "available in an SMPI build: only MPI ranks are simulated", P, parent->pid,
+                parent->nprocs);
+        return LPF_ERR_FATAL;
+    }
+#endif
     struct pt_group *g = pt_group_new(P);
     if (!g) return LPF_ERR_OUT_OF_MEMORY;
     lpf_pid_t F = parent->free_p;
