@@ -18,7 +18,7 @@
 #endif
 
 /* process 0's v[0..n) to every process */
-static void li_bcast_u64(uint64_t *v, int n)
+static inline void li_bcast_u64(uint64_t *v, int n)
 {
     const int p = LINPROCS();
     LIREGISTER(v, (size_t)n * sizeof *v);
@@ -33,7 +33,7 @@ static void li_bcast_u64(uint64_t *v, int n)
 }
 
 /* every process's x[0..n): process 0 gets all of them in all[p * n] */
-static void li_gather_f64(const double *x, int n, double *all)
+static inline void li_gather_f64(const double *x, int n, double *all)
 {
     const int p = LINPROCS(), pid = LIPID();
     LIREGISTER(all, pid == 0 ? (size_t)p * n * sizeof *all : 0);
@@ -46,7 +46,7 @@ static void li_gather_f64(const double *x, int n, double *all)
 }
 
 /* maximum over the processes of each x[i], valid at process 0 */
-static void li_max_f64(double *x, int n)
+static inline void li_max_f64(double *x, int n)
 {
     const int p = LINPROCS();
     double *all = (double *)malloc((size_t)p * n * sizeof *all);
@@ -61,8 +61,42 @@ static void li_max_f64(double *x, int n)
     free(all);
 }
 
+/* A timed loop of nb batches of `per` repetitions: tb[0..nb] are the
+ * times at the batch boundaries on each process. Returns, at process 0,
+ * the median over the batches of the slowest process's mean time per
+ * repetition, in microseconds (robust against a descheduled batch on a
+ * shared machine). */
+static inline double li_batch_median(const double *tb, int nb, unsigned per)
+{
+    const int p = LINPROCS();
+    double *d = (double *)malloc((size_t)nb * sizeof *d);
+    double *all = (double *)malloc((size_t)p * nb * sizeof *all);
+    if (!d || !all)
+        LIABORT("out of memory\n");
+    for (int k = 0; k < nb; k++)
+        d[k] = (tb[k + 1] - tb[k]) / per * 1e6;
+    li_gather_f64(d, nb, all);
+    double med = 0.0;
+    if (LIPID() == 0) {
+        for (int k = 0; k < nb; k++)
+            for (int q = 1; q < p; q++)
+                if (all[(size_t)q * nb + k] > all[k])
+                    all[k] = all[(size_t)q * nb + k];
+        for (int i = 1; i < nb; i++)   /* insertion sort: nb is small */
+            for (int j = i; j > 0 && all[j] < all[j - 1]; j--) {
+                double t = all[j];
+                all[j] = all[j - 1];
+                all[j - 1] = t;
+            }
+        med = nb % 2 ? all[nb / 2] : 0.5 * (all[nb / 2 - 1] + all[nb / 2]);
+    }
+    free(d);
+    free(all);
+    return med;
+}
+
 /* 1 at process 0 when every process passed ok != 0 */
-static int li_all_ok(int ok)
+static inline int li_all_ok(int ok)
 {
     double v = ok ? 0.0 : 1.0;
     li_max_f64(&v, 1);
@@ -71,7 +105,7 @@ static int li_all_ok(int ok)
 
 /* "-name value" pairs; argc may be 0 (processes other than 0 on the
  * Superstep MPI engine); unknown names end the program at process 0 */
-static uint64_t li_opt(int argc, char **argv, const char *name, uint64_t dflt)
+static inline uint64_t li_opt(int argc, char **argv, const char *name, uint64_t dflt)
 {
     for (int i = 1; i + 1 < argc; i += 2)
         if (!strcmp(argv[i], name))
@@ -79,7 +113,7 @@ static uint64_t li_opt(int argc, char **argv, const char *name, uint64_t dflt)
     return dflt;
 }
 
-static int li_opts_ok(int argc, char **argv, const char *const *names)
+static inline int li_opts_ok(int argc, char **argv, const char *const *names)
 {
     for (int i = 1; i < argc; i += 2) {
         int known = 0;
