@@ -104,8 +104,10 @@ static NORETURN void vdie(const char *prim, const char *fmt, va_list ap)
     if ((size_t)n < sizeof line) vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     size_t len = strlen(line);
     while (len > 0 && line[len - 1] == '\n') line[--len] = '\0';
+    char site[640];
+    sstep_call_site(site, sizeof site);
     fflush(stdout);
-    fprintf(stderr, "%s\n", line);
+    fprintf(stderr, "%s%s\n", line, site);
     fflush(stderr);
     sstep_abort_quiet(f ? f->ctx : T.joining ? T.join_ctx : LPF_ROOT);
     _exit(6);

@@ -81,8 +81,10 @@ static void bsmp_fail(lpf_t ctx, const char *fn, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    char site[640];
+    sstep_call_site(site, sizeof site);
     fflush(stdout);
-    fprintf(stderr, "superstep: %s: %s\n", fn, line);
+    fprintf(stderr, "superstep: %s: %s%s\n", fn, line, site);
     fflush(stderr);
     sstep_abort_quiet(ctx);
     abort();

@@ -238,6 +238,10 @@ void sstep_scope_pop(lpf_t ctx);
  * layer that has printed its own line already: prints nothing. */
 void sstep_abort_quiet(lpf_t ctx);
 
+/* " (called at FILE:LINE in FUNC)" for a layer's error line: the user's call
+ * into the library, found on the stack (empty when it cannot be told) */
+void sstep_call_site(char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

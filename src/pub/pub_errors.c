@@ -35,8 +35,10 @@ PUB_HIDDEN PUB_NORETURN void pub_emit(lpf_t ctx, const char *line)
         /* another thread of this program reports and ends it */
         for (;;) pause();
     }
+    char site[640];
+    sstep_call_site(site, sizeof site);
     fflush(stdout);
-    fprintf(stderr, "%s\n", line);
+    fprintf(stderr, "%s%s\n", line, site);
     fflush(stderr);
     end_program(ctx);
 }
