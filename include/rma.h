@@ -18,8 +18,8 @@
  *       ... LIPUT(dpid, src, buf, off, len); LISYNC(); LIBARRIER(); ...
  *       LIDEREGISTER(buf);
  *       LIEND();
- *       return 0;              // only process 0 continues after LIEND
- *   }
+ *       return 0;   // BSPlib, MPI: only process 0 continues after LIEND;
+ *   }               // PUB, LPF: every process returns, process 0's value counts
  *
  * Primitives (all collective except LIPUT/LIOPUT, LIGET/LIOGET, LIPID,
  * LINPROCS, LITIME and LIABORT):
@@ -36,20 +36,27 @@
  *                                 registrations; both before the first LIPUT
  *   LIPUT(dpid, src, dst, off, len)   len bytes from src to dst+off at dpid
  *   LIGET(spid, src, off, dst, len)   len bytes from src+off at spid to dst
- *   LISYNC() / LIBARRIER()        complete every put and get issued since the
- *                                 last sync / end the superstep. Call both,
- *                                 in this order: one of them is a no-op,
- *                                 depending on the library (Figs. 1 and 2).
+ *   LISYNC()                      complete every put and get issued since the
+ *                                 last sync: the data are in place, sources
+ *                                 and destinations free again (a superstep
+ *                                 ends: BSPlib's sync, MPI's fence)
+ *   LIBARRIER()                   a barrier; right after LISYNC it costs
+ *                                 nothing (the paper's pair LISYNC();
+ *                                 LIBARRIER() is one superstep everywhere)
  *   LIDEREGISTER(addr)            undo the newest registration of addr
  * Labeled windows (one window per destination address):
  *   LIOREGISTER(addr, len), LIOINIT(addr), LIOCOMMIT(), LIOPUT(...),
- *   LIOGET(...), LIOSYNC(addr), LIOBARRIER(): as above, but LIOINIT and
- *   LIOSYNC open / complete only the window of addr.
+ *   LIOGET(...), LIOSYNC(addr), LIOBARRIER(): as above, but on MPI
+ *   LIOINIT and LIOSYNC open / complete only the window of addr (BSPlib,
+ *   PUB and LPF have one superstep for every area: LIOSYNC is their sync).
  *
  * The contract is the intersection of the libraries' (MPI's is the
- * strictest): between two syncs, the source of a put, the destination of a
- * get and the registered area that a put writes or a get reads are not
- * touched by local code; a get reads what the area held at the last sync.
+ * strictest): between two syncs, the source of a put and the destination
+ * of a get are not touched by local code, and a registered area is either
+ * accessed remotely (by puts or gets) or locally, not both: data that
+ * arrived in one superstep are read in the next one only if no process
+ * puts into the same bytes there (use two buffers in turn, as the suites
+ * of bench/rma do). A get reads what the area held at the last sync.
  */
 #ifndef SUPERSTEP_RMA_H
 #define SUPERSTEP_RMA_H
@@ -81,12 +88,25 @@
 #define LITIME()        bsp_time()
 #define LIABORT(...)    bsp_abort("LIABORT: " __VA_ARGS__)
 
-#define LIREGISTER(addr, len)  bsp_push_reg((addr), (bsp_size_t)(len))
+/* LISYNC is the superstep's bsp_sync, so that what arrived is there and
+ * sources may be reused right after it, as with MPI's fence; a LIBARRIER
+ * right after it adds nothing, on its own it is a bsp_sync (only
+ * collective calls move the flag, so every process agrees) */
+__attribute__((weak)) _Thread_local int rma_bsp_synced;
+static inline void rma_bsp_sync(void) { bsp_sync(); rma_bsp_synced = 1; }
+static inline void rma_bsp_barrier(void)
+{
+    if (!rma_bsp_synced)
+        bsp_sync();
+    rma_bsp_synced = 0;
+}
+
+#define LIREGISTER(addr, len)  (rma_bsp_synced = 0, bsp_push_reg((addr), (bsp_size_t)(len)))
 #define LIINIT()               ((void)0)
-#define LICOMMIT()             bsp_sync()
-#define LIDEREGISTER(addr)     bsp_pop_reg(addr)
-#define LISYNC()               ((void)0)
-#define LIBARRIER()            bsp_sync()
+#define LICOMMIT()             (rma_bsp_synced = 0, bsp_sync())
+#define LIDEREGISTER(addr)     (rma_bsp_synced = 0, bsp_pop_reg(addr))
+#define LISYNC()               rma_bsp_sync()
+#define LIBARRIER()            rma_bsp_barrier()
 #ifdef RMA_BSP_BUFFERED
 # define LIPUT(dpid, src, dst, off, len) \
     bsp_put((bsp_pid_t)(dpid), (src), (dst), (bsp_size_t)(off), (bsp_size_t)(len))
@@ -99,13 +119,13 @@
     bsp_hpget((bsp_pid_t)(spid), (src), (bsp_size_t)(off), (dst), (bsp_size_t)(len))
 #endif
 
-/* labeled windows: the same calls (one superstep covers every window) */
+/* labeled windows: the same calls; LIOSYNC(addr) completes every window */
 #define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
 #define LIOINIT(addr)                     ((void)(addr))
 #define LIOCOMMIT()                       LICOMMIT()
 #define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
 #define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
-#define LIOSYNC(addr)                     ((void)(addr))
+#define LIOSYNC(addr)                     ((void)(addr), rma_bsp_sync())
 #define LIOBARRIER()                      LIBARRIER()
 
 /* ======================================================================= */
@@ -124,6 +144,7 @@ typedef struct rma_pub_state {
     int argc;
     char **argv;
     int status;         /* process 0's return value of main */
+    int synced;         /* the last collective call was LISYNC */
 } rma_pub_state_t;
 
 __attribute__((weak)) _Thread_local rma_pub_state_t rma_pub_st;
@@ -148,7 +169,7 @@ static inline void rma_pub_spmd(pbsp bsp, void *arg)
 
 __attribute__((weak)) int main(int argc, char **argv)
 {
-    rma_pub_state_t a = { NULL, argc, argv, 0 };
+    rma_pub_state_t a = { NULL, argc, argv, 0, 0 };
     pub_exec(pub_maxprocs(), rma_pub_spmd, &a);
     return a.status;
 }
@@ -169,12 +190,22 @@ static inline void rma_pub_begin(int P)
 #define LITIME()        bsp_time()
 #define LIABORT(...)    bsp_abort("LIABORT: " __VA_ARGS__)
 
-#define LIREGISTER(addr, len)  bsp_push_reg(rma_pub_st.bsp, (addr), (size_t)(len))
+/* LISYNC and LIBARRIER as in the BSPlib mapping */
+static inline void rma_pub_sync(void) { bsp_sync(rma_pub_st.bsp); rma_pub_st.synced = 1; }
+static inline void rma_pub_barrier(void)
+{
+    if (!rma_pub_st.synced)
+        bsp_sync(rma_pub_st.bsp);
+    rma_pub_st.synced = 0;
+}
+
+#define LIREGISTER(addr, len) \
+    (rma_pub_st.synced = 0, bsp_push_reg(rma_pub_st.bsp, (addr), (size_t)(len)))
 #define LIINIT()               ((void)0)
-#define LICOMMIT()             bsp_sync(rma_pub_st.bsp)
-#define LIDEREGISTER(addr)     bsp_pop_reg(rma_pub_st.bsp, (addr))
-#define LISYNC()               ((void)0)
-#define LIBARRIER()            bsp_sync(rma_pub_st.bsp)
+#define LICOMMIT()             (rma_pub_st.synced = 0, bsp_sync(rma_pub_st.bsp))
+#define LIDEREGISTER(addr)     (rma_pub_st.synced = 0, bsp_pop_reg(rma_pub_st.bsp, (addr)))
+#define LISYNC()               rma_pub_sync()
+#define LIBARRIER()            rma_pub_barrier()
 #ifdef RMA_BSP_BUFFERED
 # define LIPUT(dpid, src, dst, off, len) \
     bsp_put(rma_pub_st.bsp, (int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
@@ -192,7 +223,7 @@ static inline void rma_pub_begin(int P)
 #define LIOCOMMIT()                       LICOMMIT()
 #define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
 #define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
-#define LIOSYNC(addr)                     ((void)(addr))
+#define LIOSYNC(addr)                     ((void)(addr), rma_pub_sync())
 #define LIOBARRIER()                      LIBARRIER()
 
 /* ======================================================================= */
@@ -230,6 +261,7 @@ typedef struct rma_lpf_state {
     size_t regcap, msgcap;      /* capacities asked for */
     size_t msgs, msgs_hw, loc_hw;
     int last;
+    int synced;                 /* the last collective call was LISYNC */
 } rma_lpf_state_t;
 
 __attribute__((weak)) _Thread_local rma_lpf_state_t rma_lpf_st;
@@ -290,6 +322,19 @@ static inline void rma_lpf_sync(const char *prim)
     rma_lpf_st.nloc = 0;
     rma_lpf_st.msgs = 0;
     rma_lpf_resize();
+}
+
+static inline void rma_lpf_lisync(void)
+{
+    rma_lpf_sync("LISYNC");
+    rma_lpf_st.synced = 1;
+}
+
+static inline void rma_lpf_barrier(void)
+{
+    if (!rma_lpf_st.synced)
+        rma_lpf_sync("LIBARRIER");
+    rma_lpf_st.synced = 0;
 }
 
 static inline void rma_lpf_spmd(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args)
@@ -464,23 +509,23 @@ static inline void rma_lpf_get(int spid, const void *src, size_t off, void *dst,
 #define LITIME()        rma_lpf_time()
 #define LIABORT(...)    rma_lpf_die("LIABORT", "" __VA_ARGS__)
 
-#define LIREGISTER(addr, len)  rma_lpf_register((addr), (size_t)(len))
+#define LIREGISTER(addr, len)  (rma_lpf_st.synced = 0, rma_lpf_register((addr), (size_t)(len)))
 #define LIINIT()               ((void)0)
-#define LICOMMIT()             rma_lpf_sync("LICOMMIT")
-#define LIDEREGISTER(addr)     rma_lpf_deregister(addr)
+#define LICOMMIT()             (rma_lpf_st.synced = 0, rma_lpf_sync("LICOMMIT"))
+#define LIDEREGISTER(addr)     (rma_lpf_st.synced = 0, rma_lpf_deregister(addr))
 #define LIPUT(dpid, src, dst, off, len) \
     rma_lpf_put((int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
 #define LIGET(spid, src, off, dst, len) \
     rma_lpf_get((int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
-#define LISYNC()               ((void)0)
-#define LIBARRIER()            rma_lpf_sync("LIBARRIER")
+#define LISYNC()               rma_lpf_lisync()
+#define LIBARRIER()            rma_lpf_barrier()
 
 #define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
 #define LIOINIT(addr)                     ((void)(addr))
 #define LIOCOMMIT()                       LICOMMIT()
 #define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
 #define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
-#define LIOSYNC(addr)                     ((void)(addr))
+#define LIOSYNC(addr)                     ((void)(addr), rma_lpf_lisync())
 #define LIOBARRIER()                      LIBARRIER()
 
 /* ======================================================================= */
