@@ -23,15 +23,48 @@ import os as _os
 # loop when it is loaded (see docs/mpi.md, "What runs where").
 _os.environ["SUPERSTEP_MPI_NO_AUTO_INIT"] = "1"
 
+
+
+def _whole_lines():
+    """On MPI ranks (several processes write to one stream that the launcher
+    merges), unbuffered text streams (python3 -u, PYTHONUNBUFFERED=1) write
+    print's text and its newline in two write(2) calls, and another rank's
+    line can land in between. Such streams get a buffer that is flushed at
+    each newline: every line leaves in one write."""
+    import atexit
+    import io
+    import sys
+    if _os.environ.get("SUPERSTEP_ENGINE", "").lower() not in ("mpi", "hybrid"):
+        return
+    for name in ("stdout", "stderr"):
+        s = getattr(sys, name)
+        if s is None or s is not getattr(sys, "__%s__" % name):
+            continue
+        if not isinstance(getattr(s, "buffer", None), io.FileIO):
+            continue
+        try:
+            s.flush()
+            raw = io.FileIO(s.fileno(), "w", closefd=False)
+            new = io.TextIOWrapper(io.BufferedWriter(raw, 1 << 16), encoding=s.encoding,
+                                   errors=s.errors, line_buffering=True)
+        except (OSError, ValueError, AttributeError):
+            continue
+        setattr(sys, name, new)
+        atexit.register(new.flush)     # a last line without its newline
+
+
+_whole_lines()
+
 from ._core import (  # noqa: E402
-    run, engine, have_mpi, have_fft, mpi_world,
+    engine, have_mpi, have_fft, mpi_world,
     Context, Slot, Machine, Message, Persistent,
-    SuperstepError, SyncError, Aborted, CapacityError, BSPError,
+    SuperstepError, SyncError, Aborted, CapacityError, BSPError, ProcessCountWarning,
 )
+from ._api import run  # noqa: E402
 from . import apps  # noqa: E402,F401
 
 __version__ = "0.1.0"
 __all__ = ["run", "engine", "have_mpi", "have_fft", "mpi_world", "Context", "Slot",
            "Persistent", "Machine", "Message", "SuperstepError", "SyncError", "Aborted", "CapacityError",
-           "BSPError",
+           "BSPError", "ProcessCountWarning",
            "apps"]

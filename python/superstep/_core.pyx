@@ -24,6 +24,7 @@ import json
 import threading
 import traceback
 import atexit
+import warnings
 from collections import namedtuple
 
 cnp.import_array()
@@ -85,6 +86,7 @@ cdef extern from "sstep_py.h" nogil:
     int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
                            unsigned pid, unsigned nprocs, lpf_init_t *init)
     void sstep_py_init_free(lpf_init_t init)
+    int sstep_py_sub_init(int n, lpf_init_t *init, long long *fhandle)
     void sstep_py_note_begin(int kind, long long fhandle, unsigned run_no)
     void sstep_py_note_end()
     void sstep_py_note_send(const char *text, int len, unsigned self, unsigned nprocs)
@@ -127,6 +129,8 @@ cdef extern from "sstep_py.h" nogil:
     void sstep_py_enter()
     void sstep_py_leave()
     void sstep_layer_step(lpf_t ctx)
+    int sstep_prof_on()
+    void sstep_prof_pysite(const char *site)
 
     # applications (examples/*/): library calls from sequential code
     double bsp_ip(const double *x, const double *y, size_t n, unsigned P)
@@ -177,6 +181,11 @@ class SuperstepError(RuntimeError):
 class SyncError(SuperstepError):
     """lpf_sync failed (LPF_ERR_FATAL): the processes called sync a different
     number of times, one returned from its SPMD function early, or one failed."""
+
+
+class ProcessCountWarning(RuntimeWarning):
+    """superstep.run: the run has another number of processes than the p asked
+    for (the engine has fewer; see superstep.run)."""
 
 
 class Aborted(SuperstepError):
@@ -467,8 +476,12 @@ cdef class Context:
                 self._rpend = want
         cdef int guarded = 1      # a fatal report of the library becomes a BSPError
         # spin for the GIL only when every process has a core of its own
+        if _PROF:
+            _prof_site()
         rc = sstep_py_sync_gil(self._ctx, guarded,
                                not self._run.mpi and 1 < self.nprocs <= _NCORES, po)
+        if _PROF:
+            sstep_prof_pysite(NULL)
         self._step += 1
         self._nissued = 0
         if rc != LPF_SUCCESS:
@@ -483,12 +496,20 @@ cdef class Context:
                 if self._run.mpi:
                     _note_send(self, e)
                 raise e
+            why = None
             if self._run.fatal is None and self._run.mpi:
                 e = _note_recv(self)
-                if e is not None:
+                if isinstance(e, BSPError):
                     self._run.fatal = e
+                elif e is not None:
+                    why = e
             if self._run.fatal is not None:
                 raise _bsp_error_here(self._run.fatal, self, prim)
+            if why is None:
+                why = _local_failure(self._run, self.pid)
+            if why is not None:
+                raise SyncError("%s: lpf_sync failed in superstep %d: %s"
+                                % (self._who(prim), self._step - 1 - self._lsteps, why))
             raise SyncError("%s: lpf_sync returned LPF_ERR_FATAL after %d supersteps: the "
                             "processes called sync a different number of times (one may have "
                             "returned from its SPMD function early) or one failed"
@@ -959,7 +980,7 @@ cdef class Context:
         order); the others get None. Arrays and numbers are folded element-wise
         in C and NumPy; other objects are folded in Python. op: 'sum', 'prod',
         'min', 'max' or a callable f(x, y)."""
-        return _reduce(self, "ctx.reduce", a, op, root, procs, False, out)
+        return _py_number(a, _reduce(self, "ctx.reduce", a, _mpi_op(op), root, procs, False, out))
 
     def allreduce(self, a, op="sum", procs=None, out=None):
         """Collective: every member gets op folded over the members' values (in
@@ -969,7 +990,45 @@ cdef class Context:
         (C-contiguous, writable, of the result's shape and dtype) that receives
         the result when the data are arrays; reusing it saves allocating (and
         faulting in) a new result each call."""
-        return _reduce(self, "ctx.allreduce", a, op, None, procs, True, out)
+        return _py_number(a, _reduce(self, "ctx.allreduce", a, _mpi_op(op), None, procs, True,
+                                     out))
+
+    # ---- mpi4py's names (its lower-case calls) ------------------------------
+
+    @property
+    def rank(self):
+        """This process (mpi4py's comm.rank): ctx.pid."""
+        return self.pid
+
+    @property
+    def size(self):
+        """How many processes (mpi4py's comm.size): ctx.nprocs."""
+        return self.nprocs
+
+    def bcast(self, obj, root=0, procs=None):
+        """Collective, as mpi4py's comm.bcast: every member returns root's obj
+        (root its own object, the others a copy; their argument is ignored
+        unless it is an array of root's shape and dtype, which is filled in
+        place). ctx.broadcast under mpi4py's name."""
+        return _broadcast(self, obj, root, procs)
+
+    def barrier(self):
+        """Collective, as mpi4py's comm.barrier: returns once every process has
+        called it. In BSP terms it is ctx.sync(): it also ends the superstep
+        (puts, gets and messages of this superstep complete)."""
+        self.sync()
+
+    def scan(self, a, op="sum", procs=None):
+        """Collective, as mpi4py's comm.scan: member k gets op folded over the
+        values of members 0..k (inclusive prefix, in member order). Numbers
+        and arrays as in allreduce (Python ints fold exactly); other objects
+        with op applied to them in Python. Non-members get None."""
+        return _scan(self, "ctx.scan", a, op, procs, False)
+
+    def exscan(self, a, op="sum", procs=None):
+        """Collective, as mpi4py's comm.exscan: member k gets op folded over the
+        values of members 0..k-1; member 0 gets None (as in mpi4py)."""
+        return _scan(self, "ctx.exscan", a, op, procs, True)
 
     def alltoall_init(self, a, out=None):
         """Collective: a persistent alltoall of the array a (shape (nprocs, ...))
@@ -983,6 +1042,109 @@ cdef class Context:
         """Collective: a persistent allgather of the array a into out (shape
         (nprocs,) + a.shape); as alltoall_init."""
         return _persistent(self, "ctx.allgather_init", a, out, False)
+
+
+# ---- the profiler (SUPERSTEP_PROFILE, bsprun --profile): each superstep is
+# recorded with the program's call that ended it (ctx.sync, a collective):
+# "LINE FUNCTION FILE" of the innermost frame outside this package
+cdef bint _PROF = sstep_prof_on() != 0
+cdef dict _pysites = {}
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+cdef _prof_site():
+    try:
+        f = sys._getframe(0)
+    except ValueError:          # no Python frame: a sync of the package's own
+        f = None
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+    if f is None:
+        sstep_prof_pysite(NULL)
+        return
+    key = (f.f_code, f.f_lineno)
+    b = _pysites.get(key)
+    if b is None:
+        name = getattr(f.f_code, "co_qualname", f.f_code.co_name).replace(" ", "_")
+        b = ("%d %s %s" % (f.f_lineno, name, os.path.abspath(f.f_code.co_filename))
+             ).replace("\n", " ").encode("utf-8", "replace")
+        _pysites[key] = b       # kept: the recorder holds its address
+    sstep_prof_pysite(<const char *>(<bytes>b))
+
+
+cdef object _mpi_op(object op):
+    """mpi4py's MPI.SUM, PROD, MIN and MAX as the names of the ops."""
+    if isinstance(op, str) or op is None:
+        return op
+    m = sys.modules.get("mpi4py.MPI")
+    if m is not None:
+        for name, key in (("SUM", "sum"), ("PROD", "prod"), ("MIN", "min"), ("MAX", "max")):
+            try:
+                if op == getattr(m, name):
+                    return key
+            except Exception:
+                pass
+    return op
+
+
+cdef object _py_number(object a, object r):
+    """A Python int or float in, a Python int or float out (as mpi4py's
+    lower-case calls give), not a NumPy scalar."""
+    if r is None:
+        return r
+    if type(a) is int and isinstance(r, np.integer):
+        return int(r)
+    if type(a) is float and isinstance(r, np.floating):
+        return float(r)
+    return r
+
+
+cdef object _scan(Context self, str prim, object a, object op, object procs, bint ex):
+    op = _mpi_op(op)
+    _opfun(self, prim, op)
+    if procs is None:
+        me = self.pid
+    else:
+        try:
+            mem = [int(q) for q in procs]
+        except TypeError:
+            raise TypeError("%s: procs must be a sequence of pids (or None for all)"
+                            % self._who(prim))
+        me = mem.index(self.pid) if self.pid in mem else -1
+    if type(a) is int or type(a) is float:
+        a = (a,)                # gathered as an object: Python numbers, folded exactly
+    rows = self.allgather(a, procs=procs)
+    if rows is None or me < 0:
+        return None
+    n = me if ex else me + 1
+    if n == 0:
+        return None
+    if isinstance(a, tuple) and len(a) == 1 and all(type(r) is tuple for r in rows[:n]):
+        vals = [r[0] for r in rows[:n]]
+        g = _PYOPS[op] if isinstance(op, str) else op
+        acc = vals[0]
+        for v in vals[1:]:
+            acc = g(acc, v)
+        return acc
+    if isinstance(rows, np.ndarray):
+        acc = _scan_rows(self, prim, op, rows, n)
+        return acc[()] if acc.ndim == 0 else acc
+    g = _PYOPS[op] if isinstance(op, str) else op
+    acc = rows[0]
+    for v in rows[1:n]:
+        acc = g(acc, v)
+    return acc
+
+
+cdef object _scan_rows(Context self, str prim, object op, object rows, size_t n):
+    f = _opfun(self, prim, op)
+    acc = np.array(rows[0], copy=True)
+    for k in range(1, n):
+        if isinstance(f, np.ufunc):
+            f(acc, rows[k], out=acc)
+        else:
+            acc = np.asarray(f(acc, rows[k]), dtype=acc.dtype)
+    return acc
 
 
 include "_frames.pxi"

@@ -46,6 +46,8 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
         if me >= 0:
             ume = me
             src = _plain(a, True)
+            if src is not None and type(a) is int and not _int_fast(a, op, P):
+                src = None      # Python ints whose fold may leave int64: exact, as objects
             if src is None:
                 mode = M_OBJECT
                 frame = _encode(a)
@@ -235,6 +237,18 @@ cdef object _reduce(Context self, str prim, object a, object op, object root, ob
     for fr in frames[1:]:
         acc = g(acc, _decode(fr))
     return acc
+
+
+cdef bint _int_fast(object a, object op, size_t P):
+    """A Python int that the int64 fold of `op` over P members gives exactly
+    whatever the others pass (each process decides alone: the others may
+    pass ints that go as objects, and the collective then folds objects)."""
+    if op == "min" or op == "max":
+        return -(1 << 63) <= a < (1 << 63)
+    if op == "sum":
+        lim = ((1 << 63) - 1) // (P if P > 0 else 1)
+        return -lim <= a <= lim
+    return False
 
 
 def _fold(f, rows):

@@ -78,7 +78,7 @@ def mpi_world():
 
 
 cdef class _Run:
-    cdef public object fn, args, kwargs, result, exc, lock, fatal
+    cdef public object fn, args, kwargs, result, exc, lock, fatal, returned
     cdef public int exc_pid, exc_nprocs
     cdef public bint aborted, mpi, noabort
     cdef public int T          # threads per rank (hybrid engine), else 1
@@ -91,6 +91,7 @@ cdef class _Run:
         self.result = None
         self.exc = None
         self.fatal = None         # the first BSPError of the run
+        self.returned = {}        # pid -> its supersteps, of this OS process's processes
         self.lock = threading.Lock()
         self.exc_pid = -1
         self.aborted = False
@@ -98,6 +99,10 @@ cdef class _Run:
         self.noabort = False
 
     def fail(self, int pid, int nprocs, e):
+        """Process pid raised e out of its SPMD function. Nothing is printed
+        here: run() raises the first such exception to its caller (with its
+        traceback), which may catch it. On MPI the other ranks are told, so
+        that their next sync's SyncError names this process."""
         cdef bint first
         with self.lock:
             first = (self.exc is None and not isinstance(e, Aborted)
@@ -107,18 +112,53 @@ cdef class _Run:
                 self.exc = e
                 self.exc_pid = pid
                 self.exc_nprocs = nprocs
-        if not first:
-            return
-        text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-        sys.stdout.flush()
-        sys.stderr.write("superstep: process %d of %d: uncaught exception in the SPMD "
-                         "function; the run ends\n%s" % (pid, nprocs, text))
-        sys.stderr.flush()
-        if self.mpi and not self.noabort and not isinstance(e, (SyncError, BSPError)):
-            # every rank ends now, also one in a long local computation (a
-            # BSPError ends the run as a failed sync does: the other ranks'
-            # syncs fail and raise the same BSPError, whose facts were sent)
-            sstep_py_mpi_abort(1)
+        if first and self.mpi and not isinstance(e, (SyncError, BSPError, Aborted)):
+            _note_post(self, pid, nprocs, {"k": "exc", "pid": pid, "nprocs": nprocs,
+                                           "what": _exc_line(e)})
+
+
+cdef str _exc_line(e):
+    text = str(e).splitlines()[0] if str(e) else ""
+    if len(text) > 300:
+        text = text[:300] + "..."
+    return "%s: %s" % (type(e).__name__, text) if text else type(e).__name__
+
+
+def _trim_tb(e):
+    """e's traceback without the package's own frames (the binding's .pyx and
+    .pxi): what is left shows the program's lines, the last being its call
+    into superstep."""
+    tb = e.__traceback__
+    keep = []
+    while tb is not None:
+        fn = tb.tb_frame.f_code.co_filename
+        if not (fn.endswith(".pyx") or fn.endswith(".pxi")
+                or fn.endswith(os.path.join("superstep", "_api.py"))):
+            keep.append(tb)
+        tb = tb.tb_next
+    for i in range(len(keep) - 1):
+        keep[i].tb_next = keep[i + 1]
+    if keep:
+        keep[len(keep) - 1].tb_next = None   # (no wraparound in this module)
+        e.__traceback__ = keep[0]
+    else:
+        e.__traceback__ = None
+    return e
+
+
+def _local_failure(_Run run, int pid):
+    """Why this process's sync failed, as far as this OS process knows it:
+    another process raised, or returned from its SPMD function."""
+    with run.lock:
+        e = run.exc
+        if e is not None and run.exc_pid != pid and not isinstance(e, (SyncError, Aborted)):
+            return "process %d raised %s" % (run.exc_pid, _exc_line(e))
+        gone = sorted((q, n) for q, n in run.returned.items() if q != pid)
+    if gone:
+        return "; ".join("process %d returned from its SPMD function after %d supersteps"
+                         % (q, n) for q, n in gone[:4]) + (" (and %d more)" % (len(gone) - 4)
+                                                            if len(gone) > 4 else "")
+    return None
 
 
 cdef void _c_spmd(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args) noexcept nogil:
@@ -131,6 +171,7 @@ cdef void _c_spmd(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args) 
 cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
     cdef _Run run = <_Run>_g_run
     cdef Context ctx = Context.__new__(Context)
+    cdef long long steps
     ctx._run = run
     ctx._ctx = lctx
     ctx.pid = pid
@@ -144,7 +185,15 @@ cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
             # on MPI: each rank's own process (hybrid: its first thread)
             if pid == 0 or (run.mpi and pid % run.T == 0):
                 run.result = res
+            # the other processes' syncs name this one if they sync again
+            steps = ctx._step - ctx._lsteps
+            with run.lock:
+                run.returned[pid] = steps
+            if run.mpi and nprocs > <unsigned>run.T and not ctx._failed:
+                _note_post(run, pid, nprocs, {"k": "ret", "pid": pid, "nprocs": nprocs,
+                                              "steps": steps})
         except BaseException as e:
+            _trim_tb(e)
             run.fail(pid, nprocs, e)
     finally:
         ctx._valid = False
@@ -156,24 +205,45 @@ cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
 def _hybrid_run(_Run r, p):
     """bsprun --engine hybrid -n R*T -t T python3 prog.py: every rank runs the
     script; its T threads (this one and T-1 started here) hook into one run
-    over all R*T threads, pids rank-major."""
+    over all R*T threads, pids rank-major. With p < R*T the run takes whole
+    ranks: T * min(R, p // T) threads, or p threads of rank 0 when p < T.
+    Returns -1 on a rank the run does not take."""
     _mpi_setup()
     cdef unsigned T = sstep_py_hybrid_threads()
+    cdef unsigned Tn = T
+    cdef int R = _mpi_size
+    cdef lpf_init_t init = _mpi_init
+    cdef long long fh = 0
     if p is not None and p < _mpi_size * T:
-        raise ValueError("superstep.run: p=%d but the hybrid job has %d ranks of %d threads "
-                         "(bsprun -n, -t), and a run spans all of them; use p=None"
-                         % (p, _mpi_size, T))
-    r.T = T
-    rcs = [LPF_SUCCESS] * T
+        if p < T:
+            Tn = p
+            R = 1
+        else:
+            R = min(_mpi_size, p // T)
+    if _mpi_rank == 0:
+        _p_warning(p, R * Tn, "the hybrid job has %d ranks of %d threads (bsprun -n, -t), "
+                   "and a run takes whole ranks" % (_mpi_size, T))
+    if R < _mpi_size:
+        if sstep_py_sub_init(R, &init, &fh) != 0:
+            raise SuperstepError("superstep.run: rank %d of %d: could not make the "
+                                 "communicator of ranks 0..%d (MPI_Comm_split)"
+                                 % (_mpi_rank, _mpi_size, R - 1))
+        if init == NULL:
+            return -1
+    r.T = Tn
+    rcs = [LPF_SUCCESS] * Tn
+    cdef lpf_init_t cinit = init
+    cdef int crank = _mpi_rank, csize = R
 
     def member(unsigned t):
         cdef lpf_err_t x
-        cdef int rank = _mpi_rank, size = _mpi_size
         with nogil:
-            x = sstep_py_hybrid_hook(_mpi_init, t, T, rank, size, _c_spmd)
+            x = sstep_py_hybrid_hook(cinit, t, Tn, crank, csize, _c_spmd)
         rcs[t] = x
 
-    threads = [threading.Thread(target=member, args=(t,)) for t in range(1, T)]
+    # no notes between ranks here: the threads of a rank would call MPI at
+    # the same time as the engine (MPI_THREAD_SERIALIZED)
+    threads = [threading.Thread(target=member, args=(t,)) for t in range(1, Tn)]
     for th in threads:
         th.start()
     member(0)
@@ -188,35 +258,70 @@ def _hybrid_run(_Run r, p):
 def _run_result(_Run r, lpf_err_t rc, str why):
     """What run() gives its caller once the section is over: the exception a
     process raised, SyncError when the section failed, else the result."""
+    cdef int me = -1
     if r.exc is not None:
         e = r.exc
         try:
-            e.add_note("superstep: raised by process %d of %d (traceback printed above)"
-                       % (r.exc_pid, r.exc_nprocs))
+            e.add_note("superstep: raised by process %d of %d" % (r.exc_pid, r.exc_nprocs))
         except AttributeError:
             pass
-        raise e.with_traceback(None)
+        raise e
     if rc != LPF_SUCCESS:
+        mine = sorted(r.returned.items())
+        if mine:
+            q, n = mine[0]
+            raise SyncError("superstep.run (process %d): the run failed after this process "
+                            "returned from its SPMD function after %d supersteps: another "
+                            "process synced a different number of times or failed"
+                            % (q, n))
         raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
                         "called sync a different number of times, " + why)
     return r.result
+
+
+def _machine_p():
+    """How many processes a run on threads can have (the machine's p: the
+    cores, LPF_MAX_PROCS, bsprun -n on threads)."""
+    cdef lpf_machine_t m = LPF_INVALID_MACHINE
+    if lpf_probe(LPF_ROOT, &m) != LPF_SUCCESS or m.p < 1:
+        return 1
+    return m.p
+
+
+cdef _p_warning(p, int n, str what):
+    if p is not None and p != n:
+        warnings.warn("superstep.run: p=%d asked for, the run has %d processes (%s)"
+                      % (p, n, what), ProcessCountWarning, stacklevel=2)
 
 
 def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, nprocs=None,
         timeout=60.0):
     """Run spmd(ctx, *args, **kwargs) on p processes and return process 0's result.
 
-    On the pthread engine the processes are threads of this Python process
-    (p=None: one per core, LPF_MAX_PROCS caps it). Under
-    ``bsprun --engine mpi -n P python3 prog.py`` every rank runs the script
-    and run() spans the P ranks (p must be None or P).
+    p, on every engine: the run has n = min(p, N) processes, where N is what
+    the engine has: on threads the machine's p (the cores, or LPF_MAX_PROCS,
+    or bsprun -n); under ``bsprun --engine mpi -n R python3 prog.py`` (every
+    rank runs the script, as with mpi4py) the R ranks; under
+    ``bsprun --engine hybrid -n R*T -t T`` R ranks of T threads, where a run
+    takes whole ranks (n = T * min(R, p // T), or p threads of rank 0 when
+    p < T). p=None means n = N. When n differs from p a ProcessCountWarning
+    says so (once, from the process that runs pid 0). On MPI and hybrid,
+    every rank calls run() with the same p; the ranks the run does not take
+    return None at once, the others their own process's result (rank 0:
+    process 0's).
 
     comm: an mpi4py communicator; the run spans its processes (each calls
     run with its comm). meet=(host, port), pid=k, nprocs=n: n processes
     started by someone else meet over TCP at process 0's (host, port)
     within `timeout` seconds (docs/mpi.md). In both cases each process's
-    run() returns its own result, and an exception ends only the process
-    that raised it (the others get SyncError at their next sync).
+    run() returns its own result.
+
+    An exception raised by a process ends the run: run() raises it to its
+    caller (the first one, with its traceback and a note naming the
+    process), and the other processes' next superstep call fails
+    (SyncError, naming that process). Nothing is printed by the package,
+    so a caller that catches the exception goes on; on MPI every rank's
+    run() raises (the SyncError on the others).
     """
     global _g_run
     if not callable(spmd):
@@ -228,6 +333,7 @@ def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, n
     if p is not None:
         if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
             raise ValueError("superstep.run: p must be a positive int or None, got %r" % (p,))
+        p = int(p)
     if getattr(_tls, "ctx", None) is not None:
         raise SuperstepError("superstep.run: called inside an SPMD function (nested runs "
                              "are not supported)")
@@ -237,27 +343,45 @@ def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, n
     cdef bint mpi = sstep_py_engine_is_mpi() or hybrid
     cdef lpf_err_t rc
     cdef lpf_pid_t P
+    cdef lpf_init_t init = NULL
+    cdef long long fh = 0
+    cdef int n
     cdef _Run r = _Run(spmd, args, kwargs or {}, mpi)
     with _run_lock:
         _g_run = r
         try:
             if hybrid:
                 rc = _hybrid_run(r, p)
+                if rc == -1:          # a rank the run does not take
+                    return None
             elif mpi:
                 _mpi_setup()
-                # p is an upper bound, as on threads (and in lpf_exec)
-                if p is not None and p < _mpi_size:
-                    raise ValueError("superstep.run: p=%d but the MPI job has %d ranks "
-                                     "(bsprun -n), and a run spans all of them; use "
-                                     "p=None" % (p, _mpi_size))
-                _note_begin(0, 0)
+                n = _mpi_size if p is None else min(p, _mpi_size)
+                if _mpi_rank == 0:
+                    _p_warning(p, n, "the MPI job has %d ranks (bsprun -n)" % _mpi_size)
+                if n == _mpi_size:
+                    init = _mpi_init
+                    _note_begin(0, 0)
+                else:
+                    if sstep_py_sub_init(n, &init, &fh) != 0:
+                        raise SuperstepError("superstep.run: rank %d of %d: could not make the "
+                                             "communicator of ranks 0..%d (MPI_Comm_split)"
+                                             % (_mpi_rank, _mpi_size, n - 1))
+                    if init == NULL:
+                        return None
+                    _note_begin(1, fh)
                 try:
                     with nogil:
-                        rc = lpf_hook(_mpi_init, _c_spmd, LPF_NO_ARGS)
+                        rc = lpf_hook(init, _c_spmd, LPF_NO_ARGS)
                 finally:
                     sstep_py_note_end()
             else:
-                P = LPF_MAX_P if p is None else <lpf_pid_t>p
+                n = _machine_p()
+                if p is not None and p < n:
+                    n = p
+                _p_warning(p, n, "this machine runs %d processes on threads: its cores, "
+                           "LPF_MAX_PROCS or bsprun -n" % _machine_p())
+                P = <lpf_pid_t>n
                 with nogil:
                     rc = lpf_exec(LPF_ROOT, P, _c_spmd, LPF_NO_ARGS)
         finally:
@@ -366,27 +490,55 @@ cdef _note_begin(int kind, long long fh):
     sstep_py_note_begin(kind, fh, _run_no)
 
 
+cdef _note_post(_Run run, int pid, int nprocs, dict note):
+    """Send a note (JSON) to the other ranks of an MPI run: a BSPError's facts,
+    an exception a process raised, or a process that returned."""
+    cdef int T = run.T if run.T > 0 else 1
+    cdef bytes b = json.dumps(note).encode("utf-8")[:_NOTE_CAP]
+    sstep_py_note_send(b, len(b), pid // T, nprocs // T)
+
+
 cdef _note_send(Context ctx, object e):
     """Tell the other processes of an MPI run the facts of this BSPError."""
-    cdef bytes b = json.dumps([str(e), e.pid, e.nprocs, e.primitive,
-                               e.c_message]).encode("utf-8")[:_NOTE_CAP]
-    sstep_py_note_send(b, len(b), ctx.pid, ctx.nprocs)
+    _note_post(ctx._run, ctx.pid, ctx.nprocs,
+               {"k": "bsp", "text": str(e), "pid": e.pid, "nprocs": e.nprocs,
+                "primitive": e.primitive, "c_message": e.c_message})
 
 
 cdef object _note_recv(Context ctx):
-    """The BSPError another process of an MPI run sent, or None."""
+    """Why this process's sync failed, from the notes of the other ranks of an
+    MPI run: a BSPError, else a text (a process raised, or returned from its
+    SPMD function), else None."""
     cdef bytearray buf = bytearray(_NOTE_CAP)
     cdef char *cb = buf
-    cdef int n
-    with nogil:
-        n = sstep_py_note_recv(cb, _NOTE_CAP, _NOTE_WAIT_MS)
-    if n <= 0:
-        return None
-    try:
-        text, pid, nprocs, prim, cmsg = json.loads(bytes(buf[:n]).decode("utf-8", "replace"))
-    except Exception:
-        return None
-    return BSPError(text, pid=pid, nprocs=nprocs, primitive=prim, c_message=cmsg)
+    cdef int n, wait = _NOTE_WAIT_MS
+    best = None
+    rank = 9
+    while True:
+        with nogil:
+            n = sstep_py_note_recv(cb, _NOTE_CAP, wait)
+        if n <= 0:
+            break
+        wait = 20        # the others' notes were sent at the same time
+        try:
+            d = json.loads(bytes(buf[:n]).decode("utf-8", "replace"))
+            k = d["k"]
+            if k == "bsp" and rank > 0:
+                best = BSPError(d["text"], pid=d["pid"], nprocs=d["nprocs"],
+                                primitive=d["primitive"], c_message=d["c_message"])
+                rank = 0
+            elif k == "exc" and rank > 1:
+                best = "process %d raised %s" % (d["pid"], d["what"])
+                rank = 1
+            elif k == "ret" and rank > 2:
+                best = ("process %d returned from its SPMD function after %d supersteps"
+                        % (d["pid"], d["steps"]))
+                rank = 2
+        except Exception:
+            pass
+        if rank == 0:
+            break
+    return best
 
 
 def sstep_py_mpi_finalize_atexit():

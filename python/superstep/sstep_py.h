@@ -17,6 +17,10 @@
 
 /* the library's (src/core/sstep_ext.h): a sync of the package's own */
 void sstep_layer_step(lpf_t ctx);
+/* the library's (src/core/profile.c): profiling on; the Python call site of
+ * this thread's next supersteps ("LINE FUNCTION FILE", NULL: none) */
+int sstep_prof_on(void);
+void sstep_prof_pysite(const char *site);
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -64,9 +68,12 @@ static void sstep_py_mpi_abort(int code)
     _Exit(code);
 }
 
+static void sstep_py_subs_free(void);
+
 static void sstep_py_mpi_finalize(lpf_init_t init)
 {
     int fin = 0, inited = 0;
+    sstep_py_subs_free();
     if (init) lpf_mpi_finalize(init);
     MPI_Initialized(&inited);
     MPI_Finalized(&fin);
@@ -95,6 +102,53 @@ static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms
 }
 
 static void sstep_py_init_free(lpf_init_t init) { lpf_mpi_finalize(init); }
+
+/* A run over ranks 0 .. n-1 of MPI_COMM_WORLD (superstep.run(p=n) with more
+ * ranks): every rank calls it (MPI_Comm_split is collective); the members
+ * get an lpf_init_t over their communicator and its Fortran handle (for the
+ * fatal reports), the others *init = NULL. Kept per n until the end. */
+#define SSTEP_PY_SUBS 16
+static struct { int n; MPI_Comm comm; lpf_init_t init; } sstep_py_subs[SSTEP_PY_SUBS];
+static int sstep_py_nsubs;
+
+static int sstep_py_sub_init(int n, lpf_init_t *init, long long *fhandle)
+{
+    int rank = 0;
+    *init = NULL;
+    *fhandle = 0;
+    for (int i = 0; i < sstep_py_nsubs; ++i)
+        if (sstep_py_subs[i].n == n) {
+            *init = sstep_py_subs[i].init;
+            if (*init) *fhandle = (long long)MPI_Comm_c2f(sstep_py_subs[i].comm);
+            return 0;
+        }
+    if (sstep_py_nsubs == SSTEP_PY_SUBS) return -2;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm c = MPI_COMM_NULL;
+    if (MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &c) != MPI_SUCCESS)
+        return -1;
+    lpf_init_t in = NULL;
+    if (c != MPI_COMM_NULL && lpf_mpi_initialize_with_mpicomm(c, &in) != LPF_SUCCESS) {
+        MPI_Comm_free(&c);
+        return -1;
+    }
+    sstep_py_subs[sstep_py_nsubs].n = n;
+    sstep_py_subs[sstep_py_nsubs].comm = c;
+    sstep_py_subs[sstep_py_nsubs].init = in;
+    sstep_py_nsubs++;
+    *init = in;
+    if (in) *fhandle = (long long)MPI_Comm_c2f(c);
+    return 0;
+}
+
+static void sstep_py_subs_free(void)
+{
+    for (int i = 0; i < sstep_py_nsubs; ++i) {
+        if (sstep_py_subs[i].init) lpf_mpi_finalize(sstep_py_subs[i].init);
+        if (sstep_py_subs[i].comm != MPI_COMM_NULL) MPI_Comm_free(&sstep_py_subs[i].comm);
+    }
+    sstep_py_nsubs = 0;
+}
 #include <lpf/hybrid.h>
 #include <lpf/pthread.h>
 
@@ -136,6 +190,21 @@ static void sstep_py_note_begin(int kind, long long fhandle, unsigned run_no)
                 && MPI_Comm_dup(MPI_COMM_WORLD, &sstep_py_note_world) != MPI_SUCCESS)
             sstep_py_note_world = MPI_COMM_NULL;
         sstep_py_note_comm = sstep_py_note_world;
+        /* reports of earlier runs nobody read (a process that returned
+         * tells the others so, in case they still sync): dropped */
+        for (int guard = 0; sstep_py_note_comm != MPI_COMM_NULL && guard < 4096; ++guard) {
+            int flag = 0;
+            MPI_Status st;
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sstep_py_note_comm, &flag, &st);
+            if (!flag || st.MPI_TAG == sstep_py_note_tag) break;
+            int n = 0;
+            MPI_Get_count(&st, MPI_CHAR, &n);
+            char *tmp = malloc(n > 0 ? (size_t)n : 1);
+            if (!tmp) break;
+            MPI_Recv(tmp, n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, sstep_py_note_comm,
+                     MPI_STATUS_IGNORE);
+            free(tmp);
+        }
     } else if (kind == 1) {
         MPI_Comm c = MPI_Comm_f2c((MPI_Fint)fhandle);
         if (c == MPI_COMM_NULL || MPI_Comm_dup(c, &sstep_py_note_comm) != MPI_SUCCESS)
@@ -150,20 +219,41 @@ static void sstep_py_note_end(void)
     sstep_py_note_comm = MPI_COMM_NULL;
 }
 
-/* to every other process of the run (sends that complete on their own: the
- * copy is never freed, there is at most one report per run and rank) */
+/* to every other rank of the run; the copies are freed once their sends
+ * completed (tested at the next report) */
+#define SSTEP_PY_NOTES 256
+static struct { MPI_Request rq; char *buf; } sstep_py_notes[SSTEP_PY_NOTES];
+static int sstep_py_nnotes;
+
 static void sstep_py_note_send(const char *text, int len, unsigned self, unsigned nprocs)
 {
     if (sstep_py_note_comm == MPI_COMM_NULL || len <= 0) return;
-    char *copy = malloc((size_t)len);
-    if (!copy) return;
-    memcpy(copy, text, (size_t)len);
+    int k = 0;
+    for (int i = 0; i < sstep_py_nnotes; ++i) {
+        int done = 0;
+        MPI_Test(&sstep_py_notes[i].rq, &done, MPI_STATUS_IGNORE);
+        if (done) free(sstep_py_notes[i].buf);
+        else sstep_py_notes[k++] = sstep_py_notes[i];
+    }
+    sstep_py_nnotes = k;
     for (unsigned q = 0; q < nprocs; ++q) {
         if (q == self) continue;
+        char *copy = malloc((size_t)len);
+        if (!copy) return;
+        memcpy(copy, text, (size_t)len);
         MPI_Request rq;
         if (MPI_Isend(copy, len, MPI_CHAR, (int)q, sstep_py_note_tag, sstep_py_note_comm, &rq)
-                == MPI_SUCCESS)
-            MPI_Request_free(&rq);
+                != MPI_SUCCESS) {
+            free(copy);
+            continue;
+        }
+        if (sstep_py_nnotes < SSTEP_PY_NOTES) {
+            sstep_py_notes[sstep_py_nnotes].rq = rq;
+            sstep_py_notes[sstep_py_nnotes].buf = copy;
+            sstep_py_nnotes++;
+        } else {
+            MPI_Request_free(&rq);   /* completes on its own; its copy stays */
+        }
     }
 }
 
@@ -206,6 +296,11 @@ static void sstep_py_mpi_finalize(lpf_init_t init) { (void)init; }
 static int sstep_py_comm_init(long long fhandle, lpf_init_t *init)
 {
     (void)fhandle; (void)init;
+    return -4;
+}
+static int sstep_py_sub_init(int n, lpf_init_t *init, long long *fhandle)
+{
+    (void)n; *init = NULL; *fhandle = 0;
     return -4;
 }
 static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,

@@ -75,6 +75,7 @@ struct sstep_prof {
     unsigned nsites;
     const void *site[PROF_SITES];
     const void *site_caller[PROF_SITES];   /* the program's call of the layer (or NULL) */
+    const char *site_py[PROF_SITES];       /* a Python call site (sstep_prof_pysite) or NULL */
     uint8_t site_origin[PROF_SITES];
     size_t lost;              /* supersteps not recorded (out of memory) */
     int ph_set, ph_origin;    /* sstep_prof_phase: for the next superstep */
@@ -280,6 +281,24 @@ static SSTEP_NOINLINE int grow(void **p, size_t *cap, size_t elem, size_t need)
 
 SSTEP_HIDDEN __thread const void *sstep_prof_caller;   /* sstep_ext.h */
 
+/* The Python package's call sites: "LINE FUNCTION FILE" of the program's
+ * call (ctx.sync, a collective) that ends this thread's next supersteps,
+ * until it is set again or to NULL. The text stays valid until the end of
+ * the program (the package keeps it); it stands for the site in place of
+ * the address of the package's own call of lpf_sync. */
+static __thread const char *tls_pysite;
+
+__attribute__((visibility("default"))) int sstep_prof_on(void)
+{
+    pthread_once(&S.once, prof_init);
+    return S.on;
+}
+
+__attribute__((visibility("default"))) void sstep_prof_pysite(const char *site)
+{
+    tls_pysite = site;
+}
+
 static unsigned site_index(struct sstep_prof *pf, int origin, const void *site, const void *caller)
 {
     for (unsigned i = 0; i < pf->nsites; ++i)
@@ -288,6 +307,7 @@ static unsigned site_index(struct sstep_prof *pf, int origin, const void *site, 
     pf->site[pf->nsites] = site;
     pf->site_caller[pf->nsites] = caller;
     pf->site_origin[pf->nsites] = (uint8_t)origin;
+    pf->site_py[pf->nsites] = tls_pysite;
     return pf->nsites++;
 }
 
@@ -321,6 +341,7 @@ void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site)
     /* the program's call of a layer's entry point (bsp_sync), noted there */
     const void *caller = NULL;
     if (origin == SSTEP_PROF_EXT) caller = sstep_prof_caller;
+    if (SSTEP_UNLIKELY(tls_pysite != NULL)) caller = tls_pysite;
     unsigned si;
     if (SSTEP_LIKELY(site == pf->last_site && caller == pf->last_caller && pf->last_idx < PROF_SITES
                 && pf->site_origin[pf->last_idx] == origin)) {
@@ -520,6 +541,12 @@ static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t en
     for (unsigned i = 0; i < pf->nsites; ++i) {
         char name[512];
         const char *layer = site_layer(pf->site_origin[i], pf->site[i], name, sizeof name);
+        if (pf->site_py[i] && !strchr(pf->site_py[i], '\n')) {
+            /* "pysite I LINE FUNCTION FILE": resolved already, no address */
+            fprintf(f, "site %u %u user %s\n", i, pf->site_origin[i], name);
+            fprintf(f, "pysite %u %s\n", i, pf->site_py[i]);
+            continue;
+        }
         fprintf(f, "site %u %u %s %s\n", i, pf->site_origin[i], layer, name);
         site_where(f, i, pf->site_caller[i] ? pf->site_caller[i] : pf->site[i]);
     }

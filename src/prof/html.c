@@ -391,6 +391,32 @@ static void html_section(FILE *f, const struct pf_section *S, size_t no)
             "into communication (g&#183;h) and latency (l); \"slow sync\" when the exchange took over four "
             "times g&#183;h + l. The line is that of the call that ended the superstep (addr2line; "
             "compile with -g for lines).</p>\n");
+    {   /* Python programs: the time of the supersteps each call site ended */
+        const struct pf_part *r = S->ref;
+        size_t *cnt = r && r->nsites ? calloc(r->nsites, sizeof *cnt) : NULL;
+        double *tim = r && r->nsites ? calloc(r->nsites, sizeof *tim) : NULL;
+        size_t sidx[16];
+        size_t ns = cnt && tim ? pf_site_totals(S, sidx, 16, cnt, tim) : 0;
+        if (ns) {
+            fprintf(f, "<h3>Supersteps by the call that ended them</h3>\n<table><tr><th>call</th>"
+                    "<th>function</th><th>supersteps</th><th>time</th><th>share</th></tr>\n");
+            for (size_t i = 0; i < ns; ++i) {
+                const struct pf_site *site = &r->sites[sidx[i]];
+                char where[600];
+                fprintf(f, "<tr><td style='text-align:left' title='");
+                html_esc(f, site->file);
+                fprintf(f, "'><code>");
+                html_esc(f, pf_where(site, where, sizeof where));
+                fprintf(f, "</code></td><td style='text-align:left'><code>");
+                html_esc(f, site->func[0] && strcmp(site->func, "?") ? site->func : "");
+                fprintf(f, "</code></td><td>%zu</td><td>%s</td><td>%.1f%%</td></tr>\n", cnt[sidx[i]],
+                        pf_fmt_time(a, sizeof a, tim[sidx[i]]), pf_pct(tim[sidx[i]], S->total));
+            }
+            fprintf(f, "</table>\n");
+        }
+        free(cnt);
+        free(tim);
+    }
     fprintf(f, "<h3>Time per superstep, measured against predicted (log scale; &#9660; the most expensive)</h3>\n");
     svg_time(f, S, no);
     fprintf(f, "<h3>h per superstep (max bytes a process sends or receives; log scale)</h3>\n");

@@ -144,6 +144,19 @@ static int parse_part(const char *path, struct pf_part *p, char *err, size_t err
                 p->sites[idx].vaddr = va;
                 snprintf(p->sites[idx].obj, sizeof p->sites[idx].obj, "%s", line + 6 + pos);
             }
+        } else if (!strncmp(line, "pysite ", 7)) {
+            /* a Python call site: "pysite I LINE FUNCTION FILE" */
+            unsigned idx;
+            int ln = 0, pos = 0;
+            char fn[128];
+            if (sscanf(line + 7, "%u %d %127s %n", &idx, &ln, fn, &pos) >= 3 && pos
+                    && idx < p->nsites) {
+                struct pf_site *s = &p->sites[idx];
+                snprintf(s->func, sizeof s->func, "%s", fn);
+                snprintf(s->file, sizeof s->file, "%s", line + 7 + pos);
+                s->line = ln > 0 ? ln : 0;
+                s->vaddr = 0;
+            }
         } else if (!strncmp(line, "run ", 4)) {
         } else if (!strncmp(line, "section ", 8)) {
             snprintf(p->key, sizeof p->key, "%s", line + 8);

@@ -20,6 +20,12 @@ SSTEP_PROF_API double pf_pct(double a, double b);
 /* indices of the (up to) n most expensive supersteps, most expensive first */
 SSTEP_PROF_API size_t pf_top_steps(const struct pf_section *S, size_t *idx, size_t n);
 SSTEP_PROF_API int pf_cmp_double(const void *a, const void *b);
+/* Supersteps by the call that ended them, for sections with Python call
+ * sites (the package records file, line and function): up to n sites of
+ * S->ref, most time first, into idx; their counts and times (sums over the
+ * supersteps) into cnt and tim (S->ref->nsites entries). 0 when none. */
+SSTEP_PROF_API size_t pf_site_totals(const struct pf_section *S, size_t *idx, size_t n,
+        size_t *cnt, double *tim);
 /* the layer (user, bsplib, pub, coll) of a recorded sync */
 SSTEP_PROF_API const char *pf_step_layer(const struct pf_part *p, const struct pf_step *s);
 

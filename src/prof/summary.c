@@ -44,6 +44,63 @@ SSTEP_PROF_API double pf_pct(double a, double b)
 }
 
 /* indices of the (up to) n most expensive supersteps, most expensive first */
+SSTEP_PROF_API size_t pf_site_totals(const struct pf_section *S, size_t *idx, size_t n,
+        size_t *cnt, double *tim)
+{
+    const struct pf_part *r = S->ref;
+    int py = 0;
+    for (unsigned i = 0; r && i < r->nsites; ++i)
+        if (!r->sites[i].vaddr && r->sites[i].line > 0) py = 1;
+    if (!py) return 0;
+    for (unsigned i = 0; i < r->nsites; ++i) {
+        cnt[i] = 0;
+        tim[i] = 0;
+    }
+    for (size_t k = 0; k < S->nsteps && k < r->nsteps; ++k) {
+        const int si = r->steps[k].site;
+        if (si < 0 || (unsigned)si >= r->nsites) continue;
+        cnt[si]++;
+        tim[si] += S->st[k].time;
+    }
+    size_t m = 0;
+    for (size_t j = 0; j < n; ++j) {
+        int best = -1;
+        for (unsigned i = 0; i < r->nsites; ++i) {
+            if (!cnt[i]) continue;
+            int taken = 0;
+            for (size_t q = 0; q < m; ++q) taken |= idx[q] == i;
+            if (!taken && (best < 0 || tim[i] > tim[best])) best = (int)i;
+        }
+        if (best < 0) break;
+        idx[m++] = (size_t)best;
+    }
+    return m;
+}
+
+static void site_table(FILE *f, const struct pf_section *S)
+{
+    const struct pf_part *r = S->ref;
+    if (!r || !r->nsites) return;
+    size_t *cnt = calloc(r->nsites, sizeof *cnt);
+    double *tim = calloc(r->nsites, sizeof *tim);
+    size_t idx[16];
+    size_t n = cnt && tim ? pf_site_totals(S, idx, 16, cnt, tim) : 0;
+    if (n) {
+        char a[32], where[600];
+        fprintf(f, "  supersteps by the call that ended them (per call site):\n");
+        fprintf(f, "    %10s %11s %7s  %s\n", "supersteps", "time", "share", "call");
+        for (size_t i = 0; i < n; ++i) {
+            const struct pf_site *s = &r->sites[idx[i]];
+            fprintf(f, "    %10zu %11s %6.1f%%  %s", cnt[idx[i]], pf_fmt_time(a, sizeof a, tim[idx[i]]),
+                    pf_pct(tim[idx[i]], S->total), pf_where(s, where, sizeof where));
+            if (s->func[0] && strcmp(s->func, "?")) fprintf(f, " in %s", s->func);
+            fprintf(f, "\n");
+        }
+    }
+    free(cnt);
+    free(tim);
+}
+
 SSTEP_PROF_API size_t pf_top_steps(const struct pf_section *S, size_t *idx, size_t n)
 {
     size_t m = 0;
@@ -175,6 +232,7 @@ static void section_summary(FILE *f, const struct pf_section *S)
                 pf_fmt_time(c, sizeof c, exch > 0 ? exch : 0), pf_fmt_bytes(d, sizeof d, (double)x->h),
                 pf_fmt_time(e, sizeof e, x->pred_comm), x->cause, where);
     }
+    site_table(f, S);
     /* imbalance per superstep, in brief (the report draws all of it) */
     double *v = malloc(S->nsteps * sizeof *v);
     if (v) {

@@ -106,9 +106,9 @@ elif mode == "raise":
         ctx.sync()
         if ctx.pid == 1:
             raise ValueError("boom on one rank")
-        while True:            # the others are in local work or syncs: MPI_Abort ends them
+        for _ in range(5):     # the others' next sync fails, naming process 1
             ctx.sync()
-    superstep.run(spmd)
+    superstep.run(spmd)        # raised on every rank: uncaught, the job ends
     print("NOT REACHED", flush=True)
 elif mode == "checked_comm":
     # the same over an mpi4py communicator (a run per half of the ranks)
