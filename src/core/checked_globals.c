@@ -517,9 +517,11 @@ int sstep_chk_globals_mpi(MPI_Comm comm, int rank, int P, unsigned long machine_
             if (u == 0 || cand[u - 1] != cand[k]) cand[u++] = cand[k];
         nc = u;
     }
-    ok = cand != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!ok) goto out;
+    /* the same candidates everywhere (the same executable on every host) */
+    unsigned long long ncs[2] = { cand ? (unsigned long long)nc : ~0ull, 0 };
+    ncs[1] = ~ncs[0];
+    MPI_Allreduce(MPI_IN_PLACE, ncs, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    if (!cand || ncs[0] != ~ncs[1] || nc > (size_t)INT_MAX - 2) goto out;
     /* first[k]: the lowest rank where candidate k differs; cnt[k]: how many;
      * the last two entries: bytes no symbol covers (count, first offset) */
     first = malloc((nc + 2) * sizeof *first);
