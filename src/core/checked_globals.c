@@ -13,8 +13,9 @@
  * first object dl_iterate_phdr reports: .data, .bss and alike), less its
  * RELRO part (read-only once the program runs). Shared libraries, the
  * Superstep library among them, keep their own state and are not looked
- * at; in a static link the library's own symbols are left out by their
- * names and files (library_symbol below).
+ * at; in a static link (this file's own state lies in the executable) the
+ * library's own symbols are left out by their names and files (left_out
+ * below).
  *
  * How: each rank hashes its data in blocks of 4 KiB; rank 0's hashes are
  * broadcast and the blocks that differ anywhere are OR-reduced; rank 0
@@ -70,6 +71,7 @@ static struct {
     struct gsym *sym;
     size_t nsym;
     int have_symtab;
+    int static_link;      /* the library's own data lie in the executable */
     void *map;
     size_t maplen;
 } G;
@@ -135,11 +137,16 @@ static int has_prefix(const char *s, const char *const *list)
 static int left_out(const char *name, const char *file)
 {
     if (!name || !*name || strchr(name, '@')) return 1;
-    if (has_prefix(name, rt_prefixes) || has_prefix(name, lib_prefixes)) return 1;
+    if (has_prefix(name, rt_prefixes)) return 1;
+    const char *b = NULL;
     if (file) {
-        const char *b = strrchr(file, '/');
+        b = strrchr(file, '/');
         b = b ? b + 1 : file;
         if (strcmp(b, "crtstuff.c") == 0) return 1;
+    }
+    if (!G.static_link) return 0;
+    if (has_prefix(name, lib_prefixes)) return 1;
+    if (b) {
         for (int i = 0; lib_files[i]; ++i)
             if (strcmp(b, lib_files[i]) == 0) return 1;
         if (has_prefix(b, lib_prefixes)) return 1;   /* mpi_*.c, pt_*.c, hy_*.c, ... */
@@ -258,6 +265,7 @@ static void load(void)
     }
     G.total = off;
     if (G.total == 0) return;
+    G.static_link = data_off((uintptr_t)&G) != SIZE_MAX;
     load_symbols(f.base);
     G.state = 1;
 }

@@ -2,9 +2,10 @@
 # globals.sh BSPRUN PROG ENGINE CASE: checked mode and the globals main sets
 # (globals_prog.c). ENGINE: pthread (4 threads), mpi (4 ranks), hybrid
 # (2 ranks x 2 threads).
-#   global, pointer  on mpi/hybrid under --check: exit status 6, one line
-#                    naming the global, no answer printed; on pthread: right
-#   sent             the correct program: right answers, status 0, no line
+#   global, pointer, lpf  on mpi/hybrid under --check: exit status 6, one
+#                    line naming the global, no answer printed; on pthread:
+#                    right
+#   sent, lpfsent    the correct programs: right answers, status 0, no line
 set -u
 bsprun=$1 prog=$2 engine=$3 case=$4
 tmp=$(mktemp -d)
@@ -26,9 +27,10 @@ right() {
     || fail "not every process right"
 }
 case $case in
-global|pointer)
-  name=n_elems size=8
+global|pointer|lpf)
+  name=n_elems
   [ "$case" = pointer ] && name=table
+  [ "$case" = lpf ] && name=elems_lpf
   if [ "$engine" = pthread ]; then
     right
   else
@@ -40,7 +42,7 @@ global|pointer)
       || fail "not exactly one global named"
   fi
   ;;
-sent) right ;;
+sent|lpfsent) right ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
 echo "ok"

@@ -9,15 +9,20 @@
  *   sent N     the correct program: process 0 parses N and sends it in the
  *              first superstep (main is the SPMD section: the other
  *              processes enter main with argc == 0)
+ *   lpf N      LPF: N parsed by main into a global, read by every process
+ *   lpfsent N  LPF, correct: N reaches process 0 in lpf_args_t's input and
+ *              is lpf_put to the others in the first superstep
  * Every process prints "globals: process s of p: W wrong of N".
  */
 #include <bsp.h>
+#include <lpf/core.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static long n_elems;        /* set by main in mode global */
+static long elems_lpf;      /* set by main in mode lpf */
 static double *table;       /* allocated by main in mode pointer */
 #define TABLE 1000
 
@@ -70,8 +75,49 @@ static void spmd_pointer(void)
     bsp_end();
 }
 
+static void say_lpf(lpf_pid_t s, lpf_pid_t p, long n)
+{
+    printf("globals: process %u of %u: %ld wrong of %ld\n", s, p, n > 0 ? 0L : -1L, n);
+}
+
+static void spmd_lpf(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t a)
+{
+    (void)ctx; (void)a;
+    say_lpf(s, p, elems_lpf);
+}
+
+static void spmd_lpfsent(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t a)
+{
+    long n = 0;
+    if (s == 0 && a.input_size == sizeof n) memcpy(&n, a.input, sizeof n);
+    lpf_memslot_t slot = LPF_INVALID_MEMSLOT;
+    if (lpf_resize_memory_register(ctx, 1) != LPF_SUCCESS
+            || lpf_resize_message_queue(ctx, p) != LPF_SUCCESS
+            || lpf_sync(ctx, LPF_SYNC_DEFAULT) != LPF_SUCCESS
+            || lpf_register_global(ctx, &n, sizeof n, &slot) != LPF_SUCCESS
+            || lpf_sync(ctx, LPF_SYNC_DEFAULT) != LPF_SUCCESS) {
+        printf("globals: FAIL set-up\n");
+        return;
+    }
+    if (s == 0)
+        for (lpf_pid_t q = 1; q < p; ++q)
+            lpf_put(ctx, slot, 0, q, slot, 0, sizeof n, LPF_MSG_DEFAULT);
+    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    lpf_deregister(ctx, slot);
+    say_lpf(s, p, n);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "lpf") == 0) {
+        elems_lpf = atol(argv[2]);
+        return lpf_exec(LPF_ROOT, LPF_MAX_P, spmd_lpf, LPF_NO_ARGS) == LPF_SUCCESS ? 0 : 1;
+    }
+    if (argc > 2 && strcmp(argv[1], "lpfsent") == 0) {
+        long n = atol(argv[2]);
+        lpf_args_t args = { &n, sizeof n, NULL, 0, NULL, 0 };
+        return lpf_exec(LPF_ROOT, LPF_MAX_P, spmd_lpfsent, args) == LPF_SUCCESS ? 0 : 1;
+    }
     if (argc > 2 && strcmp(argv[1], "global") == 0) {
         bsp_init(spmd_global, argc, argv);
         n_elems = atol(argv[2]);
