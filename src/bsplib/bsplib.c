@@ -436,7 +436,7 @@ static int save_inbox(struct BSPlib *b)
     if (!m || !d) { free(m); free(d); return -1; }
     size_t at = 0;
     for (size_t k = 0; k < n; ++k) {
-        memcpy(d + at, b->in_msgs[k].data, b->in_msgs[k].size);
+        bspl_copy(d + at, b->in_msgs[k].data, b->in_msgs[k].size);
         m[k].data = d + at;
         m[k].size = b->in_msgs[k].size;
         at += b->in_msgs[k].size;   /* bundle sizes are multiples of 8 */
@@ -821,7 +821,7 @@ bsplib_err_t bsplib_move(bsplib_t b, void *payload, size_t reception_bytes)
     const char *t, *p;
     if (!bspl_pop_msg(b, &t, &p, &size)) return BSPLIB_ERR_EMPTY_MESSAGE_QUEUE;
     size_t n = size < reception_bytes ? size : reception_bytes;
-    if (n) memcpy(payload, p, n);
+    bspl_copy(payload, p, n);
     return BSPLIB_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 #include <lpf/core.h>
 #include <lpf/bsplib.h>
 #include "../core/sstep_ext.h"
+#include "../core/copy.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -198,7 +199,9 @@ static inline void bspl_copy(void *dst, const void *src, size_t n)
     case 8: { uint64_t v; memcpy(&v, src, 8); memcpy(dst, &v, 8); return; }
     case 4: { uint32_t v; memcpy(&v, src, 4); memcpy(dst, &v, 4); return; }
     case 16: { uint64_t v[2]; memcpy(v, src, 16); memcpy(dst, v, 16); return; }
-    default: if (n) memcpy(dst, src, n);
+    default:
+        if (n >= SSTEP_COPY_BULK_MIN) sstep_copy_bulk((char *)dst, (const char *)src, n);
+        else if (n) memcpy(dst, src, n);
     }
 }
 

@@ -662,7 +662,7 @@ lpf_err_t sstep_direct_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
     if (ctx->nprocs == 1) {
         char *from = sstep_resolve_global(ctx, idx, src_off, size);
         if (!from) sstep_remote_range_error(ctx, name, ctx->pid, idx, src_off, size);
-        memmove(dst, from, size);
+        sstep_copy(dst, from, size);
         return LPF_SUCCESS;
     }
     if (!ctx->engine->direct_get) return LPF_ERR_FATAL;

@@ -310,21 +310,3 @@ int sstep_slots_prepare(struct sstep_ctx *ctx, size_t n)
     if (slot_table_prepare(&ctx->locals, n)) return -1;
     return 0;
 }
-
-void sstep_copy_pieces(char *dst, const char *src, size_t n)
-{
-    /* pieces below glibc's `rep movsb` threshold (2048 bytes times the
-     * vector width in 16-byte units: at least 4096 where AVX2 is there),
-     * so that each goes through its vector loop */
-    static _Atomic int piece;
-    int pc = atomic_load_explicit(&piece, memory_order_relaxed);
-    if (SSTEP_UNLIKELY(!pc)) {
-        __builtin_cpu_init();
-        pc = __builtin_cpu_supports("avx2") ? 4032 : 2016;
-        atomic_store_explicit(&piece, pc, memory_order_relaxed);
-    }
-    const size_t c = (size_t)pc;
-    size_t i = 0;
-    for (; i + c <= n; i += c) __builtin_memcpy(dst + i, src + i, c);
-    if (i < n) __builtin_memcpy(dst + i, src + i, n - i);
-}

@@ -339,32 +339,8 @@ static inline uint64_t sstep_now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* A large copy whose destination lies 1 to 63 bytes after its source
- * modulo 4 KiB, ranges apart: glibc's `rep movsb` runs ~15 x slower there
- * on some CPUs (3 vs 50 GB/s on an AMD EPYC (Zen 3/4) guest; two equal
- * malloc'd buffers of up to 128 KiB sit exactly so); context.c copies in
- * pieces of about 4 KiB instead, each below the size where glibc switches
- * to `rep movsb` (64-byte pieces through a temporary cost 1.5-2 x on a
- * Zen 5 guest, where `rep movsb` has no such problem). */
-SSTEP_HIDDEN void sstep_copy_pieces(char *dst, const char *src, size_t n);
-static inline int sstep_copy_aliases(const char *dst, const char *src, size_t n)
-{
-    return n >= 2048 && ((((uintptr_t)dst - (uintptr_t)src) & 4095) - 1) < 63
-        && (dst >= src + n || src >= dst + n);
-}
-
-/* copy with a fast path for the small sizes fine-grained programs use */
-static inline void sstep_copy(char *dst, const char *src, size_t n)
-{
-    switch (n) {
-    case 8: { uint64_t v; __builtin_memcpy(&v, src, 8); __builtin_memcpy(dst, &v, 8); return; }
-    case 4: { uint32_t v; __builtin_memcpy(&v, src, 4); __builtin_memcpy(dst, &v, 4); return; }
-    case 16: { uint64_t v[2]; __builtin_memcpy(v, src, 16); __builtin_memcpy(dst, v, 16); return; }
-    default:
-        if (SSTEP_UNLIKELY(sstep_copy_aliases(dst, src, n))) sstep_copy_pieces(dst, src, n);
-        else if (n) __builtin_memmove(dst, src, n);
-    }
-}
+/* sstep_copy and sstep_copy_bulk */
+#include "copy.h"
 
 /* Append a request of kind k for peer `pid`; the queue has room. */
 static inline void sstep_enqueue(struct sstep_ctx *ctx, int k, lpf_pid_t pid,

@@ -1,6 +1,7 @@
 list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/api.c
   ${CMAKE_CURRENT_LIST_DIR}/context.c
+  ${CMAKE_CURRENT_LIST_DIR}/copy.c
   ${CMAKE_CURRENT_LIST_DIR}/checked.c
   ${CMAKE_CURRENT_LIST_DIR}/checked_globals.c
   ${CMAKE_CURRENT_LIST_DIR}/errors.c

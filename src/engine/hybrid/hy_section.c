@@ -562,7 +562,7 @@ static lpf_err_t hy_direct_get(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t sl
         struct sstep_ctx *src = rk->th[pid - rk->base].ctx;
         char *from = sstep_resolve_global(src, slot, off, size);
         if (!from) sstep_remote_range_error(src, "bsp_direct_get", ctx->pid, slot, off, size);
-        memmove(dst, from, size);
+        sstep_copy(dst, from, size);
         return LPF_SUCCESS;
     }
     /* another rank: through the rank-level context, which one thread at a

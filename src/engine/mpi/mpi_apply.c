@@ -116,7 +116,7 @@ void mpi_take_msgs(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
                 if (SSTEP_UNLIKELY(((uintptr_t)p & 7) != 0 && z != 0)) {
                     char *a = sstep_arena_alloc(&g->rmsg[par], z);
                     if (!a) sstep_fatal(ctx, "lpf_sync", "out of memory (%u-byte message)", z);
-                    memcpy(a, p, z);
+                    sstep_copy(a, p, z);
                     m->data = a;
                 }
                 p += z;

@@ -674,7 +674,7 @@ static void inl_pack(const struct sstep_queue *q, lpf_pid_t d, struct pt_pslot *
         struct inl_rec h = { r->slot, (uint32_t)r->size, r->off };
         memcpy(o, &h, sizeof h);
         o += sizeof h;
-        memcpy(o, r->local, r->size);
+        sstep_copy(o, r->local, r->size);
         o += (r->size + 7) & ~(size_t)7;
     }
     sl->used = (uint64_t)(o - sl->data);
@@ -695,7 +695,7 @@ static void inl_apply(struct pt_range *r, struct sstep_ctx *me, lpf_pid_t q)
             sstep_remote_range_error(me, src->put_name ? src->put_name : "lpf_put", q, h.slot,
                     (size_t)h.off, h.size);
         }
-        memcpy(to, o, h.size);
+        sstep_copy(to, o, h.size);
         o += ((size_t)h.size + 7) & ~(size_t)7;
     }
 }
