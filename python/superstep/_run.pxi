@@ -288,10 +288,19 @@ def _machine_p():
     return m.p
 
 
-cdef _p_warning(p, int n, str what):
+cdef _p_warning(p, int n, str what, int level=2, str who="superstep.run"):
     if p is not None and p != n:
-        warnings.warn("superstep.run: p=%d asked for, the run has %d processes (%s)"
-                      % (p, n, what), ProcessCountWarning, stacklevel=2)
+        warnings.warn("%s: p=%d asked for, the run has %d processes (%s)"
+                      % (who, p, n, what), ProcessCountWarning, stacklevel=level)
+
+
+def _warn_p(p):
+    """superstep.apps on threads: the warning of superstep.run's rule (for
+    the program's line: apps' function and _dispatch are two frames)."""
+    if p is not None and isinstance(p, (int, np.integer)) and p > 0:
+        _p_warning(int(p), min(int(p), _machine_p()), "this machine runs %d processes on "
+                   "threads: its cores, LPF_MAX_PROCS or bsprun -n" % _machine_p(), 3,
+                   "superstep.apps")
 
 
 def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, nprocs=None,

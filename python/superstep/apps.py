@@ -11,9 +11,9 @@ bsp_radix_sort, bsp_fft, bsp_spmv, bsp_pagerank), with the GIL released.
 * ``apps.pagerank(A, p=4)`` from sequential code on threads: the call runs
   its own SPMD section of p threads (p=None: one per core).
 * The same sequential call on the MPI engine (every rank runs the script,
-  ``bsprun --engine mpi``): every rank calls it, it spans the ranks (rank
-  0's arguments are the input, p must be None or the number of ranks) and
-  every rank gets the result.
+  ``bsprun --engine mpi``): every rank calls it, it spans min(p, ranks)
+  ranks as superstep.run does (rank 0's arguments are the input) and every
+  rank it spans gets the result (the others None).
 """
 import numpy as np
 
@@ -40,13 +40,12 @@ def _dispatch(name, ctx, p, prepare, call, finish):
     ones) and returns the job; call(job, ctx) runs the C call and returns
     its raw result; finish(job, raw) makes the Python result."""
     if ctx is None and _core.engine() == "mpi" and _core._in_run() is None:
-        # sequential code on MPI ranks: one run over all ranks
-        if p is not None and p != _core.mpi_world()[1]:
-            raise ValueError("apps.%s: p=%r but the MPI job has %d ranks, and the call "
-                             "spans all of them; use p=None" % (name, p, _core.mpi_world()[1]))
+        # sequential code on MPI ranks: one run over min(p, ranks) ranks (the
+        # rule of superstep.run; ranks it does not take get None)
         return _core.run(lambda c: c.broadcast(_dispatch(name, c, None, prepare, call,
-                                                         finish), root=0))
+                                                         finish), root=0), p=p)
     if ctx is None:
+        _core._warn_p(p)     # threads: min(p, the machine's p), as superstep.run
         job = prepare()
         return finish(job, call(job, None))
     if not isinstance(ctx, _core.Context):
