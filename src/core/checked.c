@@ -17,8 +17,11 @@
  * more than one request; a put whose destination now holds exactly its data
  * (same hash) lost nothing, so writes of equal values are not reported.
  */
+#define _GNU_SOURCE
 #include "checked.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +43,16 @@ struct chk_meta {      /* 32 bytes: one per request */
 
 struct chk_ev {
     uint32_t what;   /* slot index | EV_DEREG */
-    uint32_t pad;
+    uint32_t where;  /* registrations: LOC_* of the address */
     uint64_t size;
     uint64_t addr;   /* registrations: the address registered */
+    uint64_t key;    /* LOC_STATIC: module and offset in it, equal wherever the
+                        same variable is registered (every rank, every thread) */
 };
+
+/* where a registered area lies: a program's or library's static data, the
+ * registering thread's stack, anywhere else (heap, mappings) */
+enum { LOC_NONE = 0, LOC_STATIC = 1, LOC_STACK = 2, LOC_HEAP = 3 };
 
 /* a run: requests of one issuer to one peer, one kind, slot and flags,
  * contiguous on both sides */
@@ -358,16 +367,55 @@ void sstep_chk_request(struct sstep_ctx *ctx, const char *prim, int kind,
     }
 }
 
+/* the calling thread's stack, [lo, hi) (0, 0: unknown) */
+static __thread uintptr_t stack_lo, stack_hi;
+static __thread int stack_known;
+
+static uint32_t locate(const void *p, uint64_t *key)
+{
+    *key = 0;
+    if (!p) return LOC_NONE;
+    const uintptr_t a = (uintptr_t)p;
+    if (!stack_known) {
+        pthread_attr_t at;
+        void *lo;
+        size_t sz;
+        stack_known = 1;
+        if (pthread_getattr_np(pthread_self(), &at) == 0) {
+            if (pthread_attr_getstack(&at, &lo, &sz) == 0) {
+                stack_lo = (uintptr_t)lo;
+                stack_hi = (uintptr_t)lo + sz;
+            }
+            pthread_attr_destroy(&at);
+        }
+    }
+    if (a >= stack_lo && a < stack_hi) return LOC_STACK;
+    Dl_info di;
+    if (dladdr(p, &di) && di.dli_fbase && di.dli_fname) {
+        /* the module by the last part of its name (ranks may load it from
+         * equal copies), and the offset in it */
+        const char *b = strrchr(di.dli_fname, '/');
+        b = b ? b + 1 : di.dli_fname;
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (; *b; ++b) h = (h ^ (unsigned char)*b) * 0x100000001b3ull;
+        *key = mix(h) ^ (uint64_t)(a - (uintptr_t)di.dli_fbase);
+        return LOC_STATIC;
+    }
+    return LOC_HEAP;
+}
+
 void sstep_chk_register(struct sstep_ctx *ctx, uint32_t idx, size_t size)
 {
     struct sstep_chk *x = ctx->chk;
     x->ev = grow(x->ev, &x->evcap, x->nev + 1, sizeof *x->ev, ctx);
-    uint64_t addr = 0;
+    uint64_t addr = 0, key = 0;
+    uint32_t where = LOC_NONE;
     if (!(idx & EV_DEREG)) {
         struct sstep_slot_array *a = sstep_slots(&ctx->globals);
         if (idx < a->size) addr = (uint64_t)(uintptr_t)a->e[idx].base;
+        if (size) where = locate((const void *)(uintptr_t)addr, &key);
     }
-    x->ev[x->nev++] = (struct chk_ev){ idx, 0, size, addr };
+    x->ev[x->nev++] = (struct chk_ev){ idx, where, size, addr, key };
 }
 
 static const struct chk_meta *meta_of(const struct sstep_ctx *ctx, size_t i)
@@ -636,18 +684,38 @@ static int permuted(const uint64_t *a, const uint64_t *b, size_t n, struct sstep
     return same;
 }
 
+/* A registration's place as comparable between processes: static data by
+ * module and offset (the same variable everywhere); on the registering
+ * thread's stack by where it lies among the superstep's registrations of
+ * the same size there (a frame's arrays lie in one order at every
+ * process). Heap blocks have no such place: malloc reuses freed blocks
+ * last-in first-out, so equal allocation sequences need not give equal
+ * orders (0: not compared). */
+static uint64_t place_key(const struct chk_ev *l, size_t n, size_t k)
+{
+    const struct chk_ev *e = &l[k];
+    if (e->where == LOC_STATIC) return mix(e->key ^ 0x5354415449430000ull);
+    if (e->where != LOC_STACK) return 0;
+    uint64_t rank = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!(l[i].what & EV_DEREG) && l[i].where == e->where && l[i].size == e->size
+                && l[i].addr < e->addr)
+            ++rank;
+    return mix(((uint64_t)e->where << 56) ^ mix(e->size) ^ rank);
+}
+
 /* Two lists of the same (de)registrations of the same slots: did the two
  * processes register corresponding areas in different orders? Sizes may
  * differ per process, so the sign is the same sizes (or, in one address
- * space, the same addresses) in another order. Returns the position of the
- * first difference, or SIZE_MAX. */
+ * space, the same addresses; or the same places, place_key) in another
+ * order. Returns the position of the first difference, or SIZE_MAX. */
 static size_t order_mismatch(struct sstep_ctx *ctx, const struct chk_ev *l0,
         const struct chk_ev *lq, size_t n, int *by_addr)
 {
     size_t nr = 0;
     for (size_t k = 0; k < n; ++k) nr += !(l0[k].what & EV_DEREG);
     if (nr < 2) return SIZE_MAX;
-    uint64_t *v = malloc(4 * nr * sizeof *v);
+    uint64_t *v = malloc(6 * nr * sizeof *v);
     if (!v) sstep_fatal(ctx, sync_name(ctx), "checked mode: out of memory");
     size_t *pos = malloc(nr * sizeof *pos);
     if (!pos) sstep_fatal(ctx, sync_name(ctx), "checked mode: out of memory");
@@ -658,10 +726,12 @@ static size_t order_mismatch(struct sstep_ctx *ctx, const struct chk_ev *l0,
         v[nr + j] = lq[k].size;
         v[2 * nr + j] = l0[k].addr;
         v[3 * nr + j] = lq[k].addr;
+        v[4 * nr + j] = place_key(l0, n, k);
+        v[5 * nr + j] = place_key(lq, n, k);
         pos[j++] = k;
     }
     size_t at = SIZE_MAX;
-    for (int w = 0; w < 2 && at == SIZE_MAX; ++w) {
+    for (int w = 0; w < 3 && at == SIZE_MAX; ++w) {
         const uint64_t *a = v + 2 * w * nr, *b = a + nr;
         size_t first = 0;
         while (first < nr && a[first] == b[first]) ++first;
@@ -678,7 +748,7 @@ static size_t order_mismatch(struct sstep_ctx *ctx, const struct chk_ev *l0,
 static SSTEP_NORETURN void report_order(struct sstep_ctx *ctx, lpf_pid_t q, size_t k,
         const struct chk_ev *e0, const struct chk_ev *eq, int by_addr)
 {
-    const char *what = by_addr ? "addresses" : "sizes";
+    const char *what = by_addr == 2 ? "variables" : by_addr ? "addresses" : "sizes";
     char o[32];
     size_t nth = 0;   /* registrations up to k */
     for (size_t i = 0; i <= k; ++i) nth += !(e0[i].what & EV_DEREG);

@@ -282,6 +282,35 @@ static void bsp_spmd(void)
         bsp_pop_reg(gz);
         bsp_pop_reg(gx);
         bsp_sync();
+    } else if (!strncmp(which, "bsp_pushswap_eq_", 16) || !strncmp(which, "bsp_pusheq_", 11)) {
+        /* two arrays of one size, the last process pushes them in the other
+         * order (bsp_pushswap_eq_*) or in the same order (bsp_pusheq_*,
+         * where process 0 allocates its heap blocks in the other order): on
+         * the stack, in static data, on the heap */
+        static uint64_t sa[8], sb[8];
+        uint64_t la[8], lb[8];
+        uint64_t *a = la, *b = lb;
+        const int swap = which[10] != '_';
+        const char *where = strrchr(which, '_') + 1;
+        if (!strcmp(where, "static")) { a = sa; b = sb; }
+        if (!strcmp(where, "heap")) {
+            if (s == 0) { b = malloc(sizeof la); a = malloc(sizeof la); }
+            else { a = malloc(sizeof la); b = malloc(sizeof la); }
+        }
+        if (s != p - 1 || !swap) {
+            bsp_push_reg(a, sizeof la);
+            bsp_push_reg(b, sizeof la);
+        } else {
+            bsp_push_reg(b, sizeof la);
+            bsp_push_reg(a, sizeof la);
+        }
+        bsp_sync();
+        bsp_put((s + 1) % p, gx, a, 0, sizeof la);
+        bsp_sync();
+        bsp_pop_reg(a);
+        bsp_pop_reg(b);
+        bsp_sync();
+        if (a != la && a != sa) { free(a); free(b); }
     } else if (!strcmp(which, "bsp_stall")) {
         /* process 1 never reaches the third user sync: the watchdog's
          * line numbers the user's supersteps (2), as checked mode does */
