@@ -9,6 +9,7 @@
 #include "core_internal.h"
 #include "machine_params.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -93,13 +94,31 @@ static void load_params(void)
     const struct sstep_engine *e = sstep_default_engine();
     if (e && e->name) snprintf(params.engine, sizeof params.engine, "%s", e->name);
     if (!sstep_param_path(path, sizeof path)) return;
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    char line[512];
-    size_t cap = 0;
-    while (fgets(line, sizeof line, f)) {
+    const char *from = getenv("SUPERSTEP_PARAMS") && *getenv("SUPERSTEP_PARAMS")
+        ? "SUPERSTEP_PARAMS=" : "";
+    char why[256], line[SSTEP_PARAM_LINE_MAX];
+    size_t len = 0, pos = 0, cap = 0;
+    int err;
+    char *buf = sstep_param_slurp(path, &len, &err, why, sizeof why);
+    if (!buf) {
+        /* no saved parameters (the usual case without bspprobe --save) is
+         * silent; a file that is there but cannot serve is not */
+        if (err != ENOENT)
+            sstep_warn("machine parameters %s%s: %s; lpf_probe uses built-in estimates",
+                    from, path, why);
+        return;
+    }
+    unsigned lineno = 0, bad_line = 0, nbad = 0;
+    char bad_why[256] = "";
+    while (sstep_param_line(buf, len, &pos, line)) {
+        ++lineno;
         struct sstep_param_row r;
-        if (!sstep_param_parse(line, &r) || strcmp(r.engine, params.engine) != 0) continue;
+        int rc = sstep_param_check(line, &r, why, sizeof why);
+        if (rc < 0 && nbad++ == 0) {
+            bad_line = lineno;
+            snprintf(bad_why, sizeof bad_why, "%s", why);
+        }
+        if (rc != 1 || strcmp(r.engine, params.engine) != 0) continue;
         if (params.n == cap) {
             cap = cap ? cap * 2 : 16;
             struct sstep_param_row *nr = realloc(params.rows, cap * sizeof *nr);
@@ -108,7 +127,11 @@ static void load_params(void)
         }
         params.rows[params.n++] = r;
     }
-    fclose(f);
+    free(buf);
+    if (nbad)
+        sstep_warn("machine parameters %s%s, line %u: %s; %u line%s rejected, lpf_probe uses "
+                "the other rows (else built-in estimates)", from, path, bad_line, bad_why, nbad,
+                nbad == 1 ? "" : "s");
     params.n = sstep_param_normalize(params.rows, params.n);
 }
 
@@ -153,12 +176,15 @@ static int saved(lpf_pid_t p, size_t m, double *g, double *l)
     return 1;
 }
 
+/* lpf_probe's values are finite and > 0 (docs/probe.md): the rows are
+ * bounded, and anything else falls back to the estimate */
 static double machine_g(lpf_pid_t p, size_t m, lpf_sync_attr_t attr)
 {
     (void)attr;
     if (p == 0) p = 1;
     double g, l;
-    return saved(p, m, &g, &l) ? g : est_g(p, m);
+    if (saved(p, m, &g, &l) && isfinite(g) && g > 0) return g;
+    return est_g(p, m);
 }
 
 static double machine_l(lpf_pid_t p, size_t m, lpf_sync_attr_t attr)
@@ -166,7 +192,8 @@ static double machine_l(lpf_pid_t p, size_t m, lpf_sync_attr_t attr)
     (void)attr;
     if (p == 0) p = 1;
     double g, l;
-    return saved(p, m, &g, &l) ? l : est_l(p);
+    if (saved(p, m, &g, &l) && isfinite(l) && l > 0) return l;
+    return est_l(p);
 }
 
 SSTEP_HIDDEN void sstep_fill_machine(lpf_machine_t *m);

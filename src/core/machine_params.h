@@ -18,18 +18,38 @@
  *    above the largest size, the largest size's row; below the smallest
  *    size m_0, g = g_0 * m_0 / m (all of a small message's cost counted as
  *    per-message cost: an upper bound) and l = l_0.
- * Results are finite and > 0 whenever the rows are (parsing guarantees it).
+ * Results are finite and > 0 whenever the rows are (parsing guarantees it:
+ * every value lies in the ranges below, so no interpolation or scaling
+ * overflows).
+ *
+ * Reading is bounded: the file must be a regular file of at most
+ * SSTEP_PARAM_MAX_BYTES (a FIFO, a device such as /dev/zero or a huge file
+ * is refused without blocking), and a line longer than
+ * SSTEP_PARAM_LINE_MAX - 2 characters is rejected.
  */
 #ifndef SSTEP_MACHINE_PARAMS_H
 #define SSTEP_MACHINE_PARAMS_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SSTEP_PARAM_ENGINE_LEN 16
+#define SSTEP_PARAM_MAX_BYTES (1L << 20)
+#define SSTEP_PARAM_LINE_MAX 512
+/* the values a row may hold (seconds per byte, seconds, bytes, processes) */
+#define SSTEP_PARAM_G_MIN 1e-15
+#define SSTEP_PARAM_G_MAX 1e3
+#define SSTEP_PARAM_L_MIN 1e-10
+#define SSTEP_PARAM_L_MAX 1e6
+#define SSTEP_PARAM_M_MAX 1e15
+#define SSTEP_PARAM_P_MAX (1u << 24)
 
 struct sstep_param_row {
     char engine[SSTEP_PARAM_ENGINE_LEN];
@@ -51,21 +71,138 @@ static inline const char *sstep_param_path(char *buf, size_t len)
     return buf;
 }
 
-/* Parse one line. Returns 1 for a valid row, 0 for a comment, a blank or a
- * malformed line (p == 0, non-finite or non-positive g or l, negative m). */
-static inline int sstep_param_parse(const char *line, struct sstep_param_row *r)
+/* Check one line. Returns 1 for a valid row, 0 for a comment or a blank,
+ * -1 for a line that is not a valid row: then *why (when why is not NULL)
+ * says what is wrong with it. */
+static inline int sstep_param_check(const char *line, struct sstep_param_row *r,
+        char *why, size_t whylen)
 {
-    while (*line == ' ' || *line == '\t') ++line;
+#define SSTEP_PARAM_BAD(...) do { if (why) snprintf(why, whylen, __VA_ARGS__); return -1; } while (0)
+    while (*line == ' ' || *line == '\t' || *line == '\r') ++line;
     if (*line == '#' || *line == '\0' || *line == '\n') return 0;
+    if (!memchr(line, '\n', strnlen(line, SSTEP_PARAM_LINE_MAX))
+            && strnlen(line, SSTEP_PARAM_LINE_MAX) >= SSTEP_PARAM_LINE_MAX - 1)
+        SSTEP_PARAM_BAD("longer than %d characters", SSTEP_PARAM_LINE_MAX - 2);
     struct sstep_param_row x;
-    char tail[2];
-    int n = sscanf(line, "%15s %u %lf %lf %lf %1s", x.engine, &x.p, &x.m, &x.g, &x.l, tail);
-    if (n != 5) return 0;
-    if (x.p == 0 || !isfinite(x.m) || x.m < 0) return 0;
-    if (!isfinite(x.g) || !(x.g > 0) || !isfinite(x.l) || !(x.l > 0)) return 0;
+    char tail[2], pbuf[24];
+    int n = sscanf(line, "%15s %23s %lf %lf %lf %1s", x.engine, pbuf, &x.m, &x.g, &x.l, tail);
+    if (n != 5)
+        SSTEP_PARAM_BAD("not a row \"engine p msg_size g l\" (%s)",
+                n > 5 ? "more than five fields" : "fewer than five fields or a field is not a number");
+    for (const char *c = x.engine; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')
+                || *c == '_' || *c == '-'))
+            SSTEP_PARAM_BAD("engine name '%s' has a character other than letters, digits, '_' "
+                    "and '-'", x.engine);
+    char *end;
+    errno = 0;
+    unsigned long pv = strtoul(pbuf, &end, 10);
+    if (*end || pbuf[0] == '-' || errno || pv == 0 || pv > SSTEP_PARAM_P_MAX)
+        SSTEP_PARAM_BAD("p = %s is not a number of processes from 1 to %u", pbuf,
+                SSTEP_PARAM_P_MAX);
+    x.p = (unsigned)pv;
+    if (!isfinite(x.m) || x.m < 0 || x.m > SSTEP_PARAM_M_MAX)
+        SSTEP_PARAM_BAD("msg_size = %g is not a size from 0 to %g bytes", x.m, SSTEP_PARAM_M_MAX);
+    if (!isfinite(x.g) || !(x.g >= SSTEP_PARAM_G_MIN) || x.g > SSTEP_PARAM_G_MAX)
+        SSTEP_PARAM_BAD("g = %g s/byte is outside [%g, %g]", x.g, SSTEP_PARAM_G_MIN,
+                SSTEP_PARAM_G_MAX);
+    if (!isfinite(x.l) || !(x.l >= SSTEP_PARAM_L_MIN) || x.l > SSTEP_PARAM_L_MAX)
+        SSTEP_PARAM_BAD("l = %g s is outside [%g, %g]", x.l, SSTEP_PARAM_L_MIN,
+                SSTEP_PARAM_L_MAX);
+#undef SSTEP_PARAM_BAD
     if (x.m < 1) x.m = 1;
     *r = x;
     return 1;
+}
+
+/* Parse one line. Returns 1 for a valid row, 0 for anything else. */
+static inline int sstep_param_parse(const char *line, struct sstep_param_row *r)
+{
+    return sstep_param_check(line, r, NULL, 0) == 1;
+}
+
+/* The whole file, read without blocking and within bounds: a NUL-terminated
+ * malloc'd copy (*len bytes), or NULL with *why saying why (errno_out: the
+ * errno of a failed open, 0 for a file refused for what it is). */
+static inline char *sstep_param_slurp(const char *path, size_t *len, int *errno_out,
+        char *why, size_t whylen)
+{
+    *errno_out = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        *errno_out = errno;
+        snprintf(why, whylen, "cannot open it: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "not a regular file (a FIFO, a device or a directory)");
+        close(fd);
+        return NULL;
+    }
+    if (st.st_size > SSTEP_PARAM_MAX_BYTES) {
+        snprintf(why, whylen, "%lld bytes, larger than the %ld a parameter file may have",
+                (long long)st.st_size, SSTEP_PARAM_MAX_BYTES);
+        close(fd);
+        return NULL;
+    }
+    char *buf = (char *)malloc((size_t)SSTEP_PARAM_MAX_BYTES + 2);
+    if (!buf) {
+        snprintf(why, whylen, "out of memory");
+        close(fd);
+        return NULL;
+    }
+    size_t n = 0;
+    for (;;) {
+        ssize_t k = read(fd, buf + n, (size_t)SSTEP_PARAM_MAX_BYTES + 1 - n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            snprintf(why, whylen, "cannot read it: %s", strerror(errno));
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (k == 0) break;
+        n += (size_t)k;
+        if (n > (size_t)SSTEP_PARAM_MAX_BYTES) {
+            snprintf(why, whylen, "larger than the %ld bytes a parameter file may have",
+                    SSTEP_PARAM_MAX_BYTES);
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+    }
+    close(fd);
+    if (memchr(buf, '\0', n)) {
+        snprintf(why, whylen, "not a text file (it holds NUL bytes)");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The next line of a slurped file into line[SSTEP_PARAM_LINE_MAX] (a longer
+ * line is cut there without its newline, which sstep_param_check rejects);
+ * advances *pos. Returns 0 at the end. */
+static inline int sstep_param_line(const char *buf, size_t len, size_t *pos, char *line)
+{
+    if (*pos >= len) return 0;
+    const char *s = buf + *pos;
+    const char *nl = (const char *)memchr(s, '\n', len - *pos);
+    size_t k = nl ? (size_t)(nl - s) + 1 : len - *pos;
+    size_t c = k < SSTEP_PARAM_LINE_MAX - 1 ? k : SSTEP_PARAM_LINE_MAX - 1;
+    memcpy(line, s, c);
+    line[c] = '\0';
+    *pos += k;
+    return 1;
+}
+
+/* A bounded "# r ENGINE P FLOPS" value: flop/s from 1 to 1e21 */
+static inline int sstep_param_r_ok(double r)
+{
+    return isfinite(r) && r >= 1.0 && r <= 1e21;
 }
 
 static inline int sstep_param_before(const struct sstep_param_row *a,

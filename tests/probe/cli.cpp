@@ -132,6 +132,36 @@ TEST(ProbeCli, QuickRunWritesEverything)
     rmdir(dir);
 }
 
+TEST(ProbeCli, ForceSaveWritesTheFileGiven)
+{
+    // --force-save=FILE writes FILE and nothing where lpf_probe looks by
+    // default ($SUPERSTEP_PARAMS, ~/.superstep/params.txt)
+    char dir[] = "/tmp/probe_cli_XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(dir));
+    std::string d = dir, home = d + "/home", forced = d + "/forced.txt";
+    ASSERT_EQ(0, mkdir(home.c_str(), 0700));
+    setenv("HOME", home.c_str(), 1);
+    unsetenv("SUPERSTEP_PARAMS");
+    std::string out;
+    EXPECT_EQ(0, run("--quick --only lpf --no-plot --budget 0 -p 2 --out " + d + " --force-save=" + forced,
+                     &out)) << out;
+    EXPECT_NE(std::string::npos, out.find("saved: " + forced)) << out;
+    struct stat st;
+    EXPECT_EQ(0, stat(forced.c_str(), &st)) << "FILE written";
+    EXPECT_NE(0, stat((home + "/.superstep").c_str(), &st)) << "nothing under HOME";
+    std::vector<sstep_param_row> rows(16);
+    EXPECT_GE(pm_load_params(forced.c_str(), rows.data(), rows.size()), 1);
+    // options that take no value
+    EXPECT_EQ(2, run("--quick=yes", &out));
+    EXPECT_NE(std::string::npos, out.find("--quick takes no value")) << out;
+    EXPECT_EQ(2, run("--no-plot=1", &out));
+    EXPECT_NE(std::string::npos, out.find("--no-plot takes no value")) << out;
+    for (const char *f : { "probe.json", "probe.gp", "probe.dat" }) unlink((d + "/" + f).c_str());
+    unlink(forced.c_str());
+    rmdir(home.c_str());
+    rmdir(dir);
+}
+
 TEST(ProbeCli, RefusesABadFit)
 {
     char dir[] = "/tmp/probe_cli_XXXXXX";

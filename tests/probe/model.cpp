@@ -222,6 +222,30 @@ TEST(ProbeOptions, Errors)
     EXPECT_EQ(-1, parse(o, { "--volume", "12" }, &err));
     EXPECT_EQ(-1, parse(o, { "--engine", "a b" }, &err));
     EXPECT_EQ(-1, parse(o, { "--engine", "a-very-long-engine-name" }, &err));
+    // options without a value take none: an error naming the option
+    for (const char *a : { "--quick=yes", "--no-plot=1", "--help=x", "--test-bad-fit=0",
+                           "--quick=" }) {
+        EXPECT_EQ(-1, parse(o, { a }, &err)) << a;
+        std::string name(a, strchr(a, '=') - a);
+        EXPECT_NE(std::string::npos, err.find(name + " takes no value")) << a << ": " << err;
+    }
+    EXPECT_EQ(-1, parse(o, { "--force-save=" }, &err));
+    EXPECT_NE(std::string::npos, err.find("--force-save")) << err;
+    EXPECT_EQ(-1, parse(o, { "--procs=x" }, &err));
+    EXPECT_NE(std::string::npos, err.find("--procs")) << err;
+    EXPECT_EQ(-1, parse(o, { "--json=" }, &err));
+}
+
+TEST(ProbeOptions, ForceSaveTakesAPath)
+{
+    pm_options o;
+    ASSERT_EQ(0, parse(o, { "--quick", "--force-save=/tmp/x/forced.txt" }));
+    EXPECT_EQ(1, o.save);
+    EXPECT_EQ(1, o.force_save);
+    EXPECT_STREQ("/tmp/x/forced.txt", o.save_path);
+    ASSERT_EQ(0, parse(o, { "--force-save" }));
+    EXPECT_EQ(1, o.force_save);
+    EXPECT_STREQ("", o.save_path);
 }
 
 // ---------------------------------------------------------------- traffic

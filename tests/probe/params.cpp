@@ -15,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <cerrno>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -232,6 +234,75 @@ TEST(ProbeParams, RowParsing)
                              "pthread 2 8 1e-9 -1", "pthread 2 8 nan 1e-6", "pthread 2 8 1e-9 inf",
                              "pthread 2 -8 1e-9 1e-6", "pthread 2 8 1e-9", "pthread 2 8 1e-9 1e-6 extra" })
         EXPECT_EQ(0, sstep_param_parse(bad, &r)) << bad;
+}
+
+TEST(ProbeParams, RowCheckSaysWhy)
+{
+    sstep_param_row r;
+    char why[256];
+    struct Case { const char *line, *why; };
+    for (const Case &c : { Case{ "pthread 2 8 1e308 1e-6", "g = 1e+308 s/byte is outside" },
+                           Case{ "pthread 2 8 1e-9 1e308", "l = 1e+308 s is outside" },
+                           Case{ "pthread 2 8 1e-300 1e-6", "g = 1e-300 s/byte is outside" },
+                           Case{ "pthread 2 1e308 1e-9 1e-6", "msg_size = 1e+308 is not a size" },
+                           Case{ "pthread 99999999999 8 1e-9 1e-6", "p = 99999999999 is not" },
+                           Case{ "pthread -2 8 1e-9 1e-6", "p = -2 is not" },
+                           Case{ "pth/read 2 8 1e-9 1e-6", "engine name 'pth/read'" },
+                           Case{ "pthread 2 8 1e-9", "fewer than five fields" },
+                           Case{ "pthread 2 8 1e-9 1e-6 x", "more than five fields" } }) {
+        why[0] = '\0';
+        EXPECT_EQ(-1, sstep_param_check(c.line, &r, why, sizeof why)) << c.line;
+        EXPECT_NE(nullptr, strstr(why, c.why)) << c.line << ": " << why;
+    }
+    std::string longline(600, '7');
+    EXPECT_EQ(-1, sstep_param_check(longline.substr(0, SSTEP_PARAM_LINE_MAX - 1).c_str(), &r, why,
+            sizeof why));
+    EXPECT_NE(nullptr, strstr(why, "longer than")) << why;
+    EXPECT_EQ(0, sstep_param_check("# 1e308", &r, why, sizeof why));
+    EXPECT_EQ(1, sstep_param_check("mpi 4 1024 1e-9 1e-6\r\n", &r, why, sizeof why));
+}
+
+TEST(ProbeParams, BoundedReads)
+{
+    char dir[] = "/tmp/probe_slurp_XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(dir));
+    char why[256];
+    size_t len = 0;
+    int eno = 0;
+    // a device that never ends, a FIFO without a writer, a directory: refused at once
+    EXPECT_EQ(nullptr, sstep_param_slurp("/dev/zero", &len, &eno, why, sizeof why));
+    EXPECT_NE(nullptr, strstr(why, "not a regular file")) << why;
+    std::string fifo = std::string(dir) + "/fifo";
+    ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+    EXPECT_EQ(nullptr, sstep_param_slurp(fifo.c_str(), &len, &eno, why, sizeof why));
+    EXPECT_NE(nullptr, strstr(why, "not a regular file")) << why;
+    EXPECT_EQ(nullptr, sstep_param_slurp(dir, &len, &eno, why, sizeof why));
+    // larger than the limit
+    std::string big = std::string(dir) + "/big";
+    { std::ofstream f(big); }
+    ASSERT_EQ(0, truncate(big.c_str(), SSTEP_PARAM_MAX_BYTES + 1));
+    EXPECT_EQ(nullptr, sstep_param_slurp(big.c_str(), &len, &eno, why, sizeof why));
+    EXPECT_NE(nullptr, strstr(why, "larger than")) << why;
+    // missing: errno ENOENT (lpf_probe stays silent then)
+    EXPECT_EQ(nullptr, sstep_param_slurp((std::string(dir) + "/none").c_str(), &len, &eno, why,
+            sizeof why));
+    EXPECT_EQ(ENOENT, eno);
+    // lines: the last without a newline, an over-long one cut and rejected
+    std::string ok = std::string(dir) + "/ok";
+    { std::ofstream f(ok); f << "pthread 2 8 1e-9 1e-6\n" << std::string(700, 'y') << "\nmpi 2 8 1e-9 1e-6"; }
+    char *buf = sstep_param_slurp(ok.c_str(), &len, &eno, why, sizeof why);
+    ASSERT_NE(nullptr, buf) << why;
+    char line[SSTEP_PARAM_LINE_MAX];
+    size_t pos = 0;
+    std::vector<int> kinds;
+    sstep_param_row r;
+    while (sstep_param_line(buf, len, &pos, line)) kinds.push_back(sstep_param_check(line, &r, why, sizeof why));
+    free(buf);
+    EXPECT_EQ((std::vector<int>{ 1, -1, 1 }), kinds);
+    unlink(fifo.c_str());
+    unlink(big.c_str());
+    unlink(ok.c_str());
+    rmdir(dir);
 }
 
 TEST(ProbeParams, NormalizeAndSelect)

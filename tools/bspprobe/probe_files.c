@@ -169,13 +169,14 @@ int pm_default_params_path(char *buf, size_t len)
 
 long pm_load_params(const char *path, struct sstep_param_row *rows, size_t cap)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char line[512];
-    size_t n = 0;
-    while (fgets(line, sizeof line, f))
+    char why[256], line[SSTEP_PARAM_LINE_MAX];
+    size_t len = 0, pos = 0, n = 0;
+    int eno;
+    char *buf = sstep_param_slurp(path, &len, &eno, why, sizeof why);
+    if (!buf) return -1;
+    while (sstep_param_line(buf, len, &pos, line))
         if (n < cap && sstep_param_parse(line, &rows[n])) ++n;
-    fclose(f);
+    free(buf);
     return (long)sstep_param_normalize(rows, n);
 }
 
@@ -196,6 +197,16 @@ int pm_mkdirs(const char *dir)
 int pm_save_params(const char *path, const struct sstep_param_row *rows, size_t n,
         const char *comment, char *err, size_t errlen)
 {
+    /* every row must be one that lpf_probe accepts */
+    for (size_t i = 0; i < n; ++i) {
+        char line[SSTEP_PARAM_LINE_MAX], why[256];
+        struct sstep_param_row r;
+        snprintf(line, sizeof line, "%s %u %.17g %.17g %.17g\n", rows[i].engine, rows[i].p,
+                rows[i].m, rows[i].g, rows[i].l);
+        if (sstep_param_check(line, &r, why, sizeof why) != 1)
+            return pm_errf(err, errlen, "not saved to %s: the row for p = %u, %.0f-byte messages "
+                    "would be rejected by lpf_probe: %s", path, rows[i].p, rows[i].m, why);
+    }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
@@ -206,12 +217,20 @@ int pm_save_params(const char *path, const struct sstep_param_row *rows, size_t 
     /* keep the other rows (other engines, other p) as they were written */
     char *kept = NULL;
     size_t klen = 0;
-    FILE *old = fopen(path, "r");
-    if (old) {
+    struct stat ost;
+    if (stat(path, &ost) == 0 && !S_ISREG(ost.st_mode))
+        return pm_errf(err, errlen, "not saved to %s: not a regular file", path);
+    char why[256], *obuf = NULL;
+    size_t olen = 0, opos = 0;
+    int eno = 0;
+    obuf = sstep_param_slurp(path, &olen, &eno, why, sizeof why);
+    if (!obuf && eno != ENOENT)
+        return pm_errf(err, errlen, "not saved to %s: %s", path, why);
+    if (obuf) {
         FILE *mem = open_memstream(&kept, &klen);
-        if (!mem) { fclose(old); return pm_errf(err, errlen, "out of memory"); }
-        char line[512];
-        while (fgets(line, sizeof line, old)) {
+        if (!mem) { free(obuf); return pm_errf(err, errlen, "out of memory"); }
+        char line[SSTEP_PARAM_LINE_MAX];
+        while (sstep_param_line(obuf, olen, &opos, line)) {
             struct sstep_param_row r;
             if (!sstep_param_parse(line, &r)) continue;
             int replaced = 0;
@@ -220,7 +239,7 @@ int pm_save_params(const char *path, const struct sstep_param_row *rows, size_t 
             if (!replaced) fputs(line, mem);
             if (!replaced && line[strlen(line) - 1] != '\n') fputc('\n', mem);
         }
-        fclose(old);
+        free(obuf);
         fclose(mem);
     }
     char tmp[4200];

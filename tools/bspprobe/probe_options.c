@@ -122,7 +122,8 @@ void pm_usage(FILE *f)
 "                      $SUPERSTEP_PARAMS, else ~/.superstep/params.txt);\n"
 "                      refused when g or l is not positive or g*h + l misses\n"
 "                      a measured point by more than a factor of 2\n"
-"  --force-save        like --save, but saves figures the checks refuse too\n"
+"  --force-save[=PATH] like --save[=PATH], but saves figures the checks\n"
+"                      refuse too\n"
 "  --out DIR           output directory (default bspprobe-out): probe.json,\n"
 "                      probe.dat, probe.gp, probe.svg, probe.png\n"
 "  --json PATH         JSON file (default DIR/probe.json; '-' for stdout)\n"
@@ -164,16 +165,22 @@ int pm_parse_options(struct pm_options *o, int argc, char **argv, char *err, siz
         } else {
             snprintf(name, sizeof name, "%s", a);
         }
-        /* options without a value */
+        /* options without a value: "--quick=yes" is an error, not --quick */
+        static const char *const flags[] = { "-h", "--help", "--quick", "--no-plot",
+            "--test-bad-fit" };
+        int flag = 0;
+        for (size_t k = 0; k < sizeof flags / sizeof *flags; ++k) flag |= !strcmp(name, flags[k]);
+        if (flag && val)
+            return pm_errf(err, errlen, "option %s takes no value (given '%s')", name, val);
         if (!strcmp(name, "-h") || !strcmp(name, "--help")) { o->help = 1; continue; }
         if (!strcmp(name, "--quick")) { quick_seen = 1; continue; }
         if (!strcmp(name, "--no-plot")) { o->plot = 0; continue; }
-        if (!strcmp(name, "--force-save")) { o->save = o->force_save = 1; continue; }
         if (!strcmp(name, "--test-bad-fit")) { o->test_bad_fit = 1; continue; }
-        if (!strcmp(name, "--save")) {
+        if (!strcmp(name, "--save") || !strcmp(name, "--force-save")) {
             o->save = 1;
+            if (name[2] == 'f') o->force_save = 1;
             if (val) {
-                if (!*val) return pm_errf(err, errlen, "--save= needs a path");
+                if (!*val) return pm_errf(err, errlen, "%s= needs a path", name);
                 snprintf(o->save_path, sizeof o->save_path, "%s", val);
             }
             continue;
@@ -193,18 +200,19 @@ int pm_parse_options(struct pm_options *o, int argc, char **argv, char *err, siz
         size_t z;
         if (!strcmp(name, "-p") || !strcmp(name, "--procs")) {
             if (parse_uint(val, 1u << 20, &u) || u == 0)
-                return pm_errf(err, errlen, "bad process count '%s'", val);
+                return pm_errf(err, errlen, "%s: bad process count '%s'", name, val);
             c->p = (unsigned)u;
         } else if (!strcmp(name, "--out")) {
             if (!*val) return pm_errf(err, errlen, "--out needs a directory");
             snprintf(o->out_dir, sizeof o->out_dir, "%s", val);
         } else if (!strcmp(name, "--json")) {
+            if (!*val) return pm_errf(err, errlen, "--json needs a path");
             snprintf(o->json_path, sizeof o->json_path, "%s", val);
         } else if (!strcmp(name, "--only")) {
             if (parse_parts(val, &c->parts))
                 return pm_errf(err, errlen, "bad --only '%s' (r,bspbench,lpf,as,patterns)", val);
         } else if (!strcmp(name, "--seed")) {
-            if (parse_uint(val, ULLONG_MAX, &u)) return pm_errf(err, errlen, "bad seed '%s'", val);
+            if (parse_uint(val, ULLONG_MAX, &u)) return pm_errf(err, errlen, "--seed: bad seed '%s'", val);
             c->seed = u;
         } else if (!strcmp(name, "--samples")) {
             if (parse_uint(val, 100000, &u) || u == 0) return pm_errf(err, errlen, "bad --samples '%s'", val);
@@ -241,7 +249,7 @@ int pm_parse_options(struct pm_options *o, int argc, char **argv, char *err, siz
             c->budget = b;
         } else if (!strcmp(name, "--engine")) {
             if (!*val || strlen(val) >= sizeof o->engine || strchr(val, ' '))
-                return pm_errf(err, errlen, "bad engine name '%s'", val);
+                return pm_errf(err, errlen, "--engine: bad engine name '%s'", val);
             snprintf(o->engine, sizeof o->engine, "%s", val);
         } else {
             return pm_errf(err, errlen, "unknown option %s (try --help)", name);
