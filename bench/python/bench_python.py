@@ -22,6 +22,10 @@
                   call (a new result) and with out= (the result array reused);
                   with --mpi4py: the same NumPy buffers through comm.Bcast,
                   Gather, Allgather, Scatter, Alltoall, Reduce, Allreduce
+  lowercase       the calls by mpi4py's lower-case names on Python objects:
+                  ctx.bcast of a small dict, ctx.allreduce, ctx.scan and
+                  ctx.exscan of a Python int, ctx.barrier (us per call);
+                  with --mpi4py: comm.bcast, allreduce, scan, exscan, barrier
 """
 import argparse
 import json
@@ -212,14 +216,47 @@ def bench_collectives(ctx, comm):
             emit(ctx, **row)
 
 
+def bench_lowercase(ctx, comm):
+    me = ctx.pid
+    cfg = {"n": 1000, "name": "run", "tol": 1e-9}
+    cases = [
+        ("bcast", lambda: ctx.bcast(cfg if me == 0 else None),
+         (lambda: comm.bcast(cfg if me == 0 else None)) if comm else None),
+        ("allreduce_int", lambda: ctx.allreduce(me + 1),
+         (lambda: comm.allreduce(me + 1)) if comm else None),
+        ("scan_int", lambda: ctx.scan(me + 1), (lambda: comm.scan(me + 1)) if comm else None),
+        ("exscan_int", lambda: ctx.exscan(me + 1),
+         (lambda: comm.exscan(me + 1)) if comm else None),
+        ("barrier", lambda: ctx.barrier(), (lambda: comm.barrier()) if comm else None),
+    ]
+    reps = 200
+    for name, mine, mpi in cases:
+        mine()
+        row = dict(bench="lowercase", op=name, ctx_us=round(median_batches(ctx, mine, reps, 7)
+                                                           * 1e6, 2))
+        if mpi is not None:
+            mpi()
+            ts = []
+            for _ in range(7):
+                comm.Barrier()
+                t = time.perf_counter()
+                for _ in range(reps):
+                    mpi()
+                ts.append((time.perf_counter() - t) / reps)
+            row["mpi4py_us"] = round(float(np.median(ts)) * 1e6, 2)
+        emit(ctx, **row)
+
+
 def bench_all(ctx):
     bench(ctx)
+    comm = None
+    if opt.mpi4py and (want("collectives") or want("lowercase")):
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
     if want("collectives"):
-        comm = None
-        if opt.mpi4py:
-            from mpi4py import MPI
-            comm = MPI.COMM_WORLD
         bench_collectives(ctx, comm)
+    if want("lowercase"):
+        bench_lowercase(ctx, comm)
 
 
 superstep.run(bench_all, p=None if superstep.engine() == "mpi" else opt.p)

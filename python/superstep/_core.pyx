@@ -1009,8 +1009,10 @@ cdef class Context:
         """Collective, as mpi4py's comm.bcast: every member returns root's obj
         (root its own object, the others a copy; their argument is ignored
         unless it is an array of root's shape and dtype, which is filled in
-        place). ctx.broadcast under mpi4py's name."""
-        return _broadcast(self, obj, root, procs)
+        place). ctx.broadcast under mpi4py's name; an object other than an
+        array travels as its pickle in two supersteps of the array path
+        (its size, then its bytes)."""
+        return _bcast(self, obj, root, procs)
 
     def barrier(self):
         """Collective, as mpi4py's comm.barrier: returns once every process has
@@ -1099,6 +1101,47 @@ cdef object _py_number(object a, object r):
     return r
 
 
+cdef object _bcast(Context self, object obj, object root, object procs):
+    """ctx.bcast: arrays at root (and subsets) as ctx.broadcast; any other
+    object as its pickle: root broadcasts its size, then its bytes, each
+    through the collectives' array path (one superstep each)."""
+    if procs is not None or cnp.PyArray_Check(obj):
+        return _broadcast(self, obj, root, procs)
+    cdef bint isroot = False
+    try:
+        isroot = self.pid == root
+    except Exception:
+        pass
+    hdr = np.zeros(1, dtype=np.int64)
+    data = None
+    err = None
+    if isroot:
+        if cnp.PyArray_Check(obj):
+            hdr[0] = -1
+        else:
+            try:
+                data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+                hdr[0] = len(data)
+            except Exception as e:
+                err = e
+                hdr[0] = -2
+    _broadcast(self, hdr, root, None)
+    n = int(hdr[0])
+    if n == -1:
+        return _broadcast(self, obj, root, None)
+    if n == -2:
+        if err is not None:
+            raise err
+        raise SuperstepError("%s: the root (process %d) could not pickle its object"
+                             % (self._who("ctx.bcast"), root))
+    buf = np.frombuffer(bytearray(data), dtype=np.uint8) if isroot else \
+        np.empty(n, dtype=np.uint8)
+    _broadcast(self, buf, root, None)
+    if isroot:
+        return obj
+    return pickle.loads(buf)
+
+
 cdef object _scan(Context self, str prim, object a, object op, object procs, bint ex):
     op = _mpi_op(op)
     _opfun(self, prim, op)
@@ -1111,16 +1154,17 @@ cdef object _scan(Context self, str prim, object a, object op, object procs, bin
             raise TypeError("%s: procs must be a sequence of pids (or None for all)"
                             % self._who(prim))
         me = mem.index(self.pid) if self.pid in mem else -1
-    if type(a) is int or type(a) is float:
-        a = (a,)                # gathered as an object: Python numbers, folded exactly
     rows = self.allgather(a, procs=procs)
     if rows is None or me < 0:
         return None
     n = me if ex else me + 1
     if n == 0:
         return None
-    if isinstance(a, tuple) and len(a) == 1 and all(type(r) is tuple for r in rows[:n]):
-        vals = [r[0] for r in rows[:n]]
+    if type(a) is int or type(a) is float:
+        # Python numbers: each value travelled alone (int64, float64, or an
+        # object beyond int64), the fold is Python's: exact, as in mpi4py
+        conv = int if type(a) is int else float
+        vals = [conv(v) if isinstance(v, (np.generic, np.ndarray)) else v for v in rows[:n]]
         g = _PYOPS[op] if isinstance(op, str) else op
         acc = vals[0]
         for v in vals[1:]:
