@@ -82,6 +82,9 @@ int pf_machine_load(struct pf_machine *M, const char *path, char *err, size_t er
 
 double pf_predict_section(const struct pf_section *S, const struct pf_machine *M)
 {
+    /* --procs: g and l (and r) for that p; every process keeps its
+     * recorded work and h-relations */
+    const unsigned P = M->procs ? M->procs : S->P;
     double rt = M->r;
     struct machine_rows mr = { NULL, 0 };
     size_t first = 0, count = 0;
@@ -89,12 +92,12 @@ double pf_predict_section(const struct pf_section *S, const struct pf_machine *M
     if (M->from_file) {
         char err[256];
         if (load_rows(M->path, &mr, err, sizeof err)) return NAN;
-        use = sstep_param_select(mr.rows, mr.n, S->ref->engine, S->P, &first, &count);
+        use = sstep_param_select(mr.rows, mr.n, S->ref->engine, P, &first, &count);
         if (!use) {
             /* no rows of this engine: any engine's */
-            use = sstep_param_select(mr.rows, mr.n, mr.rows[0].engine, S->P, &first, &count);
+            use = sstep_param_select(mr.rows, mr.n, mr.rows[0].engine, P, &first, &count);
         }
-        rt = pf_file_r(M->path, S->ref->engine, S->P);
+        rt = pf_file_r(M->path, S->ref->engine, P);
     }
     /* work = computation time x the recording machine's r; on the target
      * it takes work / r_target. Without both r the computation is kept. */
@@ -123,6 +126,9 @@ void pf_predict(FILE *f, const struct pf_run *R, const struct pf_machine *M)
         fprintf(f, "prediction for the machine of %s (g and l by message size, as lpf_probe reads them)\n", M->path);
     else
         fprintf(f, "prediction for g = %.6g s/B, l = %.6g s, r = %.6g flop/s\n", M->g, M->l, M->r);
+    if (M->procs)
+        fprintf(f, "at %u processes: each keeps its recorded work and h-relations (--procs)\n",
+                M->procs);
     double tot = 0, meas = 0;
     for (size_t i = 0; i < R->nsec; ++i) {
         const struct pf_section *S = &R->sec[i];

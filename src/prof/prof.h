@@ -132,6 +132,8 @@ struct pf_machine {
     int from_file;
     double g, l, r;          /* constants (r 0: unknown) */
     char path[2048];
+    unsigned procs;          /* --procs: predict at this p (0: each section's own);
+                                per process the recorded work and h-relations */
 };
 
 /* load the parts of `run` (NULL or "": the newest run in dir); 0 or -1

@@ -442,6 +442,33 @@ TEST(Synthetic, AnalysisAndPrediction)
     ASSERT_NE(at, std::string::npos) << txt;
     EXPECT_NEAR(strtod(txt.c_str() + at + 17, nullptr), want2, 1e-12) << txt;
 
+    // --procs 1024: the rows of p = 1024 (as bench/scale/run.sh writes
+    // them), the record's work and h-relations. Step 0: 3e-9 * 1024 + 5e-6;
+    // step 1: 4e-9 * 16 + 8e-6; step 2: 8e-6; r = 4e9 from p = 1024's line
+    std::ofstream(dir + "/params2.txt") << "# r pthread 2 1e9\n# r pthread 1024 4e9\n"
+                                           "pthread 2 8 2e-9 4e-6\npthread 2 1024 1e-9 2e-6\n"
+                                           "pthread 1024 8 4e-9 8e-6\npthread 1024 1024 3e-9 5e-6\n";
+    const double want3 = 0.25 * (6400 + 950) * 1e-9 + (3072e-9 + 5e-6) + (64e-9 + 8e-6) + 8e-6;
+    ASSERT_EQ(run(env("PROF_BSPPROF") + " --machine " + dir + "/params2.txt --procs 1024 " + dir +
+                  " > " + out), 0);
+    txt = slurp(out);
+    at = txt.find("total: predicted ");
+    ASSERT_NE(at, std::string::npos) << txt;
+    EXPECT_NEAR(strtod(txt.c_str() + at + 17, nullptr), want3, 1e-12) << txt;
+    EXPECT_NE(txt.find("at 1024 processes"), std::string::npos) << txt;
+    // without --procs the same file gives the record's p = 2 rows
+    ASSERT_EQ(run(env("PROF_BSPPROF") + " --machine " + dir + "/params2.txt " + dir + " > " + out), 0);
+    txt = slurp(out);
+    at = txt.find("total: predicted ");
+    ASSERT_NE(at, std::string::npos) << txt;
+    EXPECT_NEAR(strtod(txt.c_str() + at + 17, nullptr),
+                (6400 + 950) * 1e-9 + (1024e-9 + 2e-6) + (32e-9 + 4e-6) + 4e-6, 1e-12) << txt;
+    EXPECT_EQ(run(env("PROF_BSPPROF") + " --procs 1024 " + dir + " 2>/dev/null"), 2);
+    EXPECT_EQ(run(env("PROF_BSPPROF") + " --machine " + dir + "/params2.txt --procs 0 " + dir +
+                  " 2>/dev/null"), 2);
+    EXPECT_EQ(run(env("PROF_BSPPROF") + " --machine " + dir + "/params2.txt --procs 12x " + dir +
+                  " 2>/dev/null"), 2);
+
     // the files, from the synthetic record
     ASSERT_EQ(run(env("PROF_BSPPROF") + " -q " + dir), 0);
     EXPECT_TRUE(Json::valid(slurp(dir + "/trace.json")));

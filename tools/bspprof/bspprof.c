@@ -21,6 +21,9 @@
  *   --machine FILE      a parameter file saved by `bspprobe --save` on the
  *                       other machine (g and l by message size and p; r from
  *                       its "# r ENGINE P FLOPS" line)
+ *   --procs P           with --machine: g and l for P processes instead of
+ *                       each section's own p; every process keeps its
+ *                       recorded work and h-relations (docs/scale.md)
  *   -q, --quiet         do not print the summary
  *   -h, --help          this text
  */
@@ -37,7 +40,7 @@ static void usage(FILE *f)
     fprintf(f,
         "Usage: bspprof [--run ID] [--out DIR2] [-q] DIR\n"
         "       bspprof --predict g=SEC_PER_BYTE,l=SEC[,r=FLOPS] [--run ID] DIR\n"
-        "       bspprof --machine PARAMS_FILE [--run ID] DIR\n"
+        "       bspprof --machine PARAMS_FILE [--procs P] [--run ID] DIR\n"
         "Re-makes the summary, trace.json and report.html of a run profiled with\n"
         "SUPERSTEP_PROFILE=DIR (or bsprun --profile DIR), or predicts its run time on\n"
         "another machine from the recorded h-relations and work.\n"
@@ -51,6 +54,9 @@ static void usage(FILE *f)
         "  --machine FILE      a parameter file saved by 'bspprobe --save' on the\n"
         "                      other machine (g and l by message size and p; r from\n"
         "                      its '# r ENGINE P FLOPS' line)\n"
+        "  --procs P           with --machine: g and l for P processes instead of each\n"
+        "                      section's own p; every process keeps its recorded work\n"
+        "                      and h-relations\n"
         "  -q, --quiet         do not print the summary\n"
         "  -h, --help          this text\n"
         "\n"
@@ -82,6 +88,7 @@ static int parse_predict(const char *s, struct pf_machine *M)
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *run = NULL, *out = NULL, *predict = NULL, *machine = NULL;
+    const char *procs = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -95,6 +102,8 @@ int main(int argc, char **argv)
         else if (!strncmp(a, "--predict=", 10)) predict = a + 10;
         else if (!strcmp(a, "--machine") && i + 1 < argc) machine = argv[++i];
         else if (!strncmp(a, "--machine=", 10)) machine = a + 10;
+        else if (!strcmp(a, "--procs") && i + 1 < argc) procs = argv[++i];
+        else if (!strncmp(a, "--procs=", 8)) procs = a + 8;
         else if (a[0] == '-') { fprintf(stderr, "bspprof: unknown option %s\n", a); usage(stderr); return 2; }
         else if (!dir) dir = a;
         else { fprintf(stderr, "bspprof: more than one directory given\n"); return 2; }
@@ -110,6 +119,21 @@ int main(int argc, char **argv)
     if (machine && pf_machine_load(&M, machine, err, sizeof err)) {
         fprintf(stderr, "bspprof: --machine: %s\n", err);
         return 1;
+    }
+    if (procs) {
+        char *end;
+        unsigned long v = strtoul(procs, &end, 10);
+        if (!machine) {
+            fprintf(stderr, "bspprof: --procs %s needs --machine (a parameter file with rows "
+                    "for that p)\n", procs);
+            return 2;
+        }
+        if (*procs < '0' || *procs > '9' || *end || v < 1 || v > (1ul << 24)) {
+            fprintf(stderr, "bspprof: --procs wants a number of processes from 1 to %lu, not '%s'\n",
+                    1ul << 24, procs);
+            return 2;
+        }
+        M.procs = (unsigned)v;
     }
     struct pf_run R;
     if (pf_load(&R, dir, run, err, sizeof err)) {
