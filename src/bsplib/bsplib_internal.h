@@ -239,7 +239,7 @@ static inline bsplib_err_t bspl_put(struct BSPlib *b, lpf_pid_t pid, const void 
         } else if ((buf = bspl_pstage_grow(b, nbytes)) == NULL) {
             return BSPLIB_ERR_OUT_OF_MEMORY;
         }
-        memcpy(buf, src, nbytes);
+        bspl_copy(buf, src, nbytes);
         lpf_err_t rc = sstep_put_ptr(b->ctx, buf, pid, r->h, offset, nbytes);
         if (BSPL_UNLIKELY(rc != 0 /* LPF_SUCCESS */))
             return rc == LPF_ERR_OUT_OF_MEMORY ? BSPLIB_ERR_OUT_OF_MEMORY : BSPLIB_ERR_FATAL;
