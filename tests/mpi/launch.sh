@@ -6,7 +6,8 @@
 #               status non-zero, nothing run
 #   one         mpirun -n 1: the usual run on threads, no line
 #   pin         CPU masks under mpirun (no binding, a taskset mask, a
-#               binding to cores) and on threads under taskset: a section of
+#               binding to cores; MPI and hybrid engines) and on threads
+#               under taskset: a section of
 #               one process keeps its caller's whole mask, threads stay
 #               inside it
 set -u
@@ -93,6 +94,12 @@ pin)
     [ "$rc" -eq 0 ] || fail "taskset under mpirun: exit status $rc"
     ! grep -q FAIL "$out" || fail "taskset under mpirun"
     [ "$(count 'pin ok . 1$')" -eq 2 ] || fail "taskset under mpirun: not every rank kept its one CPU"
+    # the hybrid engine: 2 ranks of 2 threads, each thread inside its rank's mask
+    launch SUPERSTEP_ENGINE=hybrid SUPERSTEP_HYBRID_THREADS=2 -- -n 2 --bind-to none \
+      taskset -c "$last" "$prog" pin
+    [ "$rc" -eq 0 ] || fail "hybrid, taskset: exit status $rc"
+    ! grep -q FAIL "$out" || fail "hybrid, taskset"
+    [ "$(count 'pin ok . 1$')" -eq 4 ] || fail "hybrid, taskset: not every thread kept the one CPU"
     # threads, no launcher: a mask narrower than the machine, and the whole machine
     LPF_MAX_PROCS=2 timeout 60 taskset -c "$last" "$prog" pin >"$out" 2>"$err"; rc=$?
     [ "$rc" -eq 0 ] || fail "taskset, threads: exit status $rc"
