@@ -24,7 +24,6 @@ import os as _os
 _os.environ["SUPERSTEP_MPI_NO_AUTO_INIT"] = "1"
 
 
-
 def _whole_lines():
     """On MPI ranks (several processes write to one stream that the launcher
     merges), unbuffered text streams (python3 -u, PYTHONUNBUFFERED=1) write
@@ -34,7 +33,7 @@ def _whole_lines():
     import atexit
     import io
     import sys
-    if _os.environ.get("SUPERSTEP_ENGINE", "").lower() not in ("mpi", "hybrid"):
+    if engine() not in ("mpi", "hybrid"):     # as bsprun or a plain mpirun sets it
         return
     for name in ("stdout", "stderr"):
         s = getattr(sys, name)
@@ -53,14 +52,15 @@ def _whole_lines():
         atexit.register(new.flush)     # a last line without its newline
 
 
-_whole_lines()
-
 from ._core import (  # noqa: E402
     engine, have_mpi, have_fft, mpi_world,
     Context, Slot, Machine, Message, Persistent,
     SuperstepError, SyncError, Aborted, CapacityError, BSPError, ProcessCountWarning,
 )
 from ._api import run  # noqa: E402
+
+_whole_lines()
+
 from . import apps  # noqa: E402,F401
 
 __version__ = "0.1.0"
