@@ -89,7 +89,9 @@ run() {
     log=$OUT/log-$var-$p.txt
     t0=$(date +%s)
     # shellcheck disable=SC2086
-    if env $envs timeout --signal=KILL "$TIMEOUT" smpirun -tmpdir "$TMPD" -np "$p" \
+    # (smpirun 3.32 mis-parses -tmpdir: its temporary files, one copy of the
+    # program per rank, go to $TMPDIR)
+    if env $envs TMPDIR="$TMPD" timeout --signal=KILL "$TIMEOUT" smpirun -np "$p" \
             -platform "$OUT/platform-$p.xml" $SIM_CFG "$PROG" --rows "$rows" --reps "$REPS" "$@" \
             > "$log" 2>&1; then
         status=ok
