@@ -30,6 +30,7 @@
 #include "launcher.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,55 @@ __attribute__((constructor(101))) static void follow_launcher(void)
     stop_job(&l, why, "Run it without the launcher (bsprun -n P runs P processes on "
             "threads), or build Superstep with MPI");
 #endif
+}
+
+/* ------------------------------------------------------------------ */
+/* A hint when a rank that did not run main crashes                     */
+/* ------------------------------------------------------------------ */
+
+static char crash_line[512];
+static size_t crash_len;
+static struct sigaction crash_old[2];
+static const int crash_sigs[2] = { SIGSEGV, SIGBUS };
+
+static void crash_hint(int sig, siginfo_t *si, void *uc)
+{
+    int k = sig == SIGBUS;
+    ssize_t w = write(2, crash_line, crash_len);
+    (void)w;
+    /* then what was there before (Open MPI's backtrace, a sanitizer) */
+    struct sigaction *o = &crash_old[k];
+    if (o->sa_flags & SA_SIGINFO) {
+        if (o->sa_sigaction) {
+            o->sa_sigaction(sig, si, uc);
+            return;
+        }
+    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
+        o->sa_handler(sig);
+        return;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void sstep_crash_hint_install(int rank, int size)
+{
+    int n = snprintf(crash_line, sizeof crash_line, "superstep: rank %d of %d: crashed (a "
+            "bad memory access) in an SPMD function; main ran on rank 0 only, so a global "
+            "that main set (a size, a pointer) holds its initial value on this rank: send "
+            "such values from process 0 in the first superstep (bsprun --check names the "
+            "globals that differ)\n", rank, size);
+    if (n <= 0) return;
+    crash_len = (size_t)n < sizeof crash_line ? (size_t)n : sizeof crash_line - 1;
+    for (int k = 0; k < 2; ++k) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = crash_hint;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(crash_sigs[k], &sa, &crash_old[k]) != 0) continue;
+        /* a handler that is not a function (ignored) stays as it was */
+        if (!(crash_old[k].sa_flags & SA_SIGINFO) && crash_old[k].sa_handler == SIG_IGN)
+            sigaction(crash_sigs[k], &crash_old[k], NULL);
+    }
 }

@@ -22,4 +22,9 @@ SSTEP_HIDDEN int sstep_launcher(struct sstep_launch *l);
  * running alone would be P separate runs) */
 SSTEP_HIDDEN int sstep_launcher_several(const struct sstep_launch *l);
 
+/* On a rank that did not run main (MPI engine): a SIGSEGV or SIGBUS
+ * prints one line that reminds of the globals rule, then goes on to the
+ * handler that was there (MPI's, a sanitizer's) or the default. */
+SSTEP_HIDDEN void sstep_crash_hint_install(int rank, int size);
+
 #endif

@@ -21,6 +21,7 @@
 #include "mpi_internal.h"
 #include "../../core/checked.h"
 #include "../../core/checked_globals.h"
+#include "../../core/launcher.h"
 
 #include <lpf/mpi.h>
 
@@ -555,6 +556,7 @@ __attribute__((constructor)) static void mpi_boot(void)
         return;
     }
     on_exit(worker_exit, NULL);
+    sstep_crash_hint_install(sstep_mpi.rank, sstep_mpi.size);
     if (patch_init_array((void *)(uintptr_t)mpi_boot)) serve_forever();
 }
 
