@@ -26,6 +26,17 @@
 enum { KIND_UNSET, KIND_MEMMOVE, KIND_SSE2, KIND_AVX2 };
 
 static _Atomic int copy_kind;
+/* the CPU has fast `rep movsb` (ERMS) */
+static int copy_erms;
+
+/* Up to this size, a copy whose source and destination lie at the same
+ * offset modulo 64 bytes, but not on a 32-byte boundary, goes through
+ * `rep movsb`: there it is 10-20 % faster than the vector loop (whose
+ * head and tail stores then cross cache lines) while the data stays in
+ * L1/L2, and it cannot meet its slow placement (the destination 1 to 63
+ * bytes after the source modulo 4 KiB). Both 32-byte aligned, the vector
+ * loop is the faster. */
+#define SSTEP_COPY_MOVSB_MAX ((size_t)64 << 10)
 
 static int choose_kind(void)
 {
@@ -35,6 +46,12 @@ static int choose_kind(void)
 #ifdef SSTEP_COPY_X86
         __builtin_cpu_init();
         k = __builtin_cpu_supports("avx2") ? KIND_AVX2 : KIND_SSE2;
+        unsigned a, b, c, d;
+        __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+        if (a >= 7) {
+            __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+            copy_erms = (b >> 9) & 1;
+        }
 #endif
     }
     atomic_store_explicit(&copy_kind, k, memory_order_relaxed);
@@ -118,6 +135,10 @@ void sstep_copy_bulk(char *dst, const char *src, size_t n)
         return;
     }
 #ifdef SSTEP_COPY_X86
+    if (((d - s) & 63) == 0 && (d & 31) != 0 && n <= SSTEP_COPY_MOVSB_MAX && copy_erms) {
+        __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+        return;
+    }
     if (k == KIND_AVX2) copy_avx2(dst, src, n);
     else copy_sse2(dst, src, n);
 #endif
