@@ -6,6 +6,9 @@
 #                    line naming the global, no answer printed; on pthread:
 #                    right
 #   sent, lpfsent    the correct programs: right answers, status 0, no line
+#   crash            the pointer program without checked mode: on mpi/hybrid
+#                    rank 1 crashes and says why it may have (the globals
+#                    rule); on pthread: right
 set -u
 bsprun=$1 prog=$2 engine=$3 case=$4
 tmp=$(mktemp -d)
@@ -18,7 +21,10 @@ fail() {
 }
 opts=(--engine "$engine" -n 4)
 [ "$engine" = hybrid ] && opts+=(-t 2)
-timeout 120 "$bsprun" "${opts[@]}" --check "$prog" "$case" 1000 >"$out" 2>"$err"
+check=(--check)
+mode=$case
+[ "$case" = crash ] && check=() mode=pointer
+timeout 120 "$bsprun" "${opts[@]}" ${check[@]+"${check[@]}"} "$prog" "$mode" 1000 >"$out" 2>"$err"
 rc=$?
 right() {
   [ "$rc" -eq 0 ] || fail "exit status $rc"
@@ -43,6 +49,15 @@ global|pointer|lpf)
   fi
   ;;
 sent|lpfsent) right ;;
+crash)
+  if [ "$engine" = pthread ]; then
+    right
+  else
+    [ "$rc" -ne 0 ] || fail "exit status 0"
+    grep -q '^superstep: rank [1-3] of [24]: crashed (a bad memory access) in an SPMD function; main ran on rank 0 only' "$err" \
+      || fail "no line with the globals rule"
+  fi
+  ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
 echo "ok"
