@@ -27,6 +27,7 @@ extern _LPFLIB_API lpf_err_t lpf_noc_serialize_slot(lpf_t ctx, lpf_memslot_t slo
         char **buff, size_t *buff_size);
 extern _LPFLIB_API lpf_err_t lpf_noc_deserialize_slot(lpf_t ctx, char *buff,
         lpf_memslot_t slot);
+extern _LPFLIB_API lpf_err_t lpf_noc_deregister(lpf_t ctx, lpf_memslot_t memslot);
 
 #ifdef __cplusplus
 }

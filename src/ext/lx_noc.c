@@ -96,12 +96,10 @@ void sstep_noc_range_error(struct sstep_ctx *owner, const char *primitive, lpf_p
 /* Registration                                                         */
 /* ------------------------------------------------------------------ */
 
-lpf_err_t lpf_noc_resize_memory_register(lpf_t c, size_t max_regs)
+/* the noc table (and its side arrays) with room for max_regs entries */
+static lpf_err_t noc_table_grow(struct sstep_lext *x, size_t max_regs)
 {
-    struct sstep_ctx *ctx = sstep_ctx_of(c, "lpf_noc_resize_memory_register");
-    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     if (max_regs > LX_NOC_MAX) return LPF_ERR_OUT_OF_MEMORY;
-    struct sstep_lext *x = lx_get(ctx);
     struct sstep_slot_array *old = atomic_load_explicit(&x->noc, memory_order_relaxed);
     const uint32_t oldn = old ? old->size : 0;
     if (max_regs > oldn) {
@@ -119,6 +117,17 @@ lpf_err_t lpf_noc_resize_memory_register(lpf_t c, size_t max_regs)
         /* peers may be reading the old table (pthread): freed with the context */
         if (old) x->retired[x->nretired++] = old;
     }
+    return LPF_SUCCESS;
+}
+
+lpf_err_t lpf_noc_resize_memory_register(lpf_t c, size_t max_regs)
+{
+    struct sstep_ctx *ctx = sstep_ctx_of(c, "lpf_noc_resize_memory_register");
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (max_regs > LX_NOC_MAX) return LPF_ERR_OUT_OF_MEMORY;
+    struct sstep_lext *x = lx_get(ctx);
+    lpf_err_t rc = noc_table_grow(x, max_regs);
+    if (rc != LPF_SUCCESS) return rc;
     x->noc_cap = max_regs;
     return LPF_SUCCESS;
 }
@@ -132,11 +141,25 @@ lpf_err_t lpf_noc_register(lpf_t c, void *pointer, size_t size, lpf_memslot_t *m
         sstep_fatal(ctx, prim, "pointer is NULL but size is %zu", size);
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     struct sstep_lext *x = lx_get(ctx);
-    if (SSTEP_UNLIKELY(x->noc_live >= x->noc_cap))
-        sstep_fatal(ctx, prim, "noc register capacity exceeded: %zu noc registrations live, "
-                "capacity %zu (call lpf_noc_resize_memory_register first)", x->noc_live,
-                x->noc_cap);
+    /* LPF keeps noc and core registrations in one register: a noc
+     * registration may use the capacity of either resize (the core
+     * register's room in force, lpf_resize_memory_register and a sync) */
+    const size_t core_room = ctx->reg_limit > ctx->nregs ? ctx->reg_limit - ctx->nregs : 0;
+    const size_t cap = x->noc_cap + core_room;
+    if (SSTEP_UNLIKELY(x->noc_live >= cap))
+        sstep_fatal(ctx, prim, "register capacity exceeded: %zu noc registrations live, "
+                "capacity %zu (%zu of lpf_noc_resize_memory_register, %zu left of "
+                "lpf_resize_memory_register); resize first", x->noc_live, cap, x->noc_cap,
+                core_room);
     struct sstep_slot_array *a = atomic_load_explicit(&x->noc, memory_order_relaxed);
+    if (!x->noc_nfree && (!a || x->noc_fresh >= a->size)) {
+        size_t want = a ? (size_t)a->size * 2 : 16;
+        if (want < (size_t)x->noc_fresh + 1) want = (size_t)x->noc_fresh + 1;
+        if (want > LX_NOC_MAX) want = LX_NOC_MAX;
+        if (x->noc_fresh >= want || noc_table_grow(x, want) != LPF_SUCCESS)
+            return LPF_ERR_OUT_OF_MEMORY;
+        a = atomic_load_explicit(&x->noc, memory_order_relaxed);
+    }
     uint32_t i = x->noc_nfree ? x->noc_free[--x->noc_nfree] : x->noc_fresh++;
     struct sstep_slot *e = &a->e[i];
     uint32_t gen = e->gen % 255u + 1u;
@@ -170,16 +193,32 @@ static struct sstep_slot *own_entry(struct sstep_ctx *ctx, const char *prim, con
     return &a->e[i];
 }
 
-lpf_err_t sstep_noc_deregister(struct sstep_ctx *ctx, lpf_memslot_t h)
+static lpf_err_t noc_deregister(struct sstep_ctx *ctx, const char *prim, lpf_memslot_t h)
 {
     uint32_t i;
-    struct sstep_slot *e = own_entry(ctx, "lpf_deregister", "memslot", h, &i);
+    struct sstep_slot *e = own_entry(ctx, prim, "memslot", h, &i);
     struct sstep_lext *x = ctx->lext;
     e->state = SSTEP_SLOT_FREE;
     x->alias[i] = LPF_INVALID_MEMSLOT;
     x->noc_free[x->noc_nfree++] = i;
     x->noc_live--;
     return LPF_SUCCESS;
+}
+
+lpf_err_t sstep_noc_deregister(struct sstep_ctx *ctx, lpf_memslot_t h)
+{
+    return noc_deregister(ctx, "lpf_deregister", h);
+}
+
+/* LPF's name: a noc slot, local and immediate; a core slot as lpf_deregister
+ * (LPF keeps both in one register) */
+lpf_err_t lpf_noc_deregister(lpf_t c, lpf_memslot_t memslot)
+{
+    const char *prim = "lpf_noc_deregister";
+    struct sstep_ctx *ctx = sstep_ctx_of(c, prim);
+    if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
+    if (!is_noc(memslot)) return lpf_deregister(c, memslot);
+    return noc_deregister(ctx, prim, memslot);
 }
 
 lpf_err_t lpf_noc_serialize_slot(lpf_t c, lpf_memslot_t slot, char **buff, size_t *buff_size)
@@ -219,13 +258,11 @@ lpf_err_t lpf_noc_deserialize_slot(lpf_t c, char *buff, lpf_memslot_t slot)
         sstep_fatal(ctx, prim, "buff holds %#llx, no noc slot of a process of this context",
                 (unsigned long long)v);
     if (SSTEP_UNLIKELY(!is_noc(slot)))
-        sstep_fatal(ctx, prim, "slot %#zx is not a noc slot (lpf_noc_register with NULL, 0)",
-                (size_t)slot);
+        sstep_fatal(ctx, prim, "slot %#zx is not a noc slot (lpf_noc_register)", (size_t)slot);
+    /* a slot registered with an area of its own names the other area from
+     * now on (its own is no longer reachable through it) */
     uint32_t i;
-    struct sstep_slot *e = own_entry(ctx, prim, "slot", slot, &i);
-    if (SSTEP_UNLIKELY(e->size != 0))
-        sstep_fatal(ctx, prim, "slot %#zx was registered with %zu bytes; only a slot "
-                "registered with (NULL, 0) can be filled", (size_t)slot, e->size);
+    own_entry(ctx, prim, "slot", slot, &i);
     ctx->lext->alias[i] = (lpf_memslot_t)v;
     return LPF_SUCCESS;
 }

@@ -198,6 +198,14 @@ static int connect_once(const char *server, const char *port, int64_t deadline)
 static const char *connect_hint(int inited_before)
 {
 #ifdef OPEN_MPI
+    /* started by an mpirun of its own (each job its own launcher): the
+     * server has to be given to every mpirun */
+    const char *by_launcher = getenv("OMPI_COMM_WORLD_SIZE");
+    if (inited_before && by_launcher && *by_launcher)
+        return " (each job was started by an mpirun of its own: Open MPI connects such jobs "
+               "only through one ompi-server given to every mpirun: start `ompi-server -r FILE` "
+               "once and start every job with `mpirun --ompi-server file:FILE`, with lpfrun: "
+               "-mpirun,--ompi-server -mpirun,file:FILE; docs/lpf-compat.md)";
     if (inited_before && mpi_tcp_rendezvous_used())
         return " (MPI_Init gave each job the ompi-server shared on its host: jobs on several "
                "hosts need one ompi-server for all, its address in OMPI_MCA_pmix_server_uri "
