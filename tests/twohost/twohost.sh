@@ -18,6 +18,9 @@
 #                             the hosts could not be made)
 #   twohost.sh on DIR a|b CMD..  run CMD on host a or b
 #   twohost.sh pids DIR a|b   the processes on host a or b
+#   twohost.sh link DIR down|up  cut the link between the hosts (a network
+#                             partition: packets are lost, no connection is
+#                             refused) or restore it
 #
 # setup writes DIR/bsprun: bsprun run on host a with Open MPI told to place
 # ranks on both hosts, round robin by host (rank 0 on a, 1 on b, 2 on a, ...),
@@ -142,6 +145,12 @@ agent)
 pids)
   ns=$(ns_of "${3:-}") || { echo "twohost: no host '${3:-}'" >&2; exit 2; }
   ip netns pids "$ns"
+  ;;
+link)
+  case "${3:-}" in
+    down | up) ip -n "$ns_a" link set "$veth_a" "$3" ;;
+    *) echo "twohost: link down|up, not '${3:-}'" >&2; exit 2 ;;
+  esac
   ;;
 *)
   echo "twohost.sh: unknown command $cmd" >&2

@@ -18,7 +18,14 @@
  *
  * Environment: BSPRUN_MAP_CMD (a shell command printing Open MPI's map of
  * the job, asked for where a host was lost), BSPRUN_T (BSP processes per
- * rank), BSPRUN_NP (BSP processes in all).
+ * rank), BSPRUN_NP (BSP processes in all), BSPRUN_OMPI_TAGS=tag or strip
+ * (the launcher runs with Open MPI's --tag-output: its "[job,rank]<stdout>:"
+ * before each line becomes the rank's BSP pids, "[3] " or "[2-3] ", or
+ * nothing; one met inside a line -- another rank's output after an
+ * unterminated last line -- starts a line of its own), BSPRUN_FAILED_FILE
+ * (made when a line says that a process failed: the engine's fatal line, or
+ * the launcher's report of an abort or a lost host; bsprun then gives the
+ * launcher a grace period to end the job).
  * Exit status: 0, or 3 where the launcher said it could not start the
  * program (bsprun then exits with 127).
  */
@@ -81,9 +88,49 @@ static const char *tag = "";
 static long T = 1, NP = 0;
 static int status = 0;
 static int midline = 0;   /* part of the current line was written already */
+static int ompi_tags = 0, ompi_strip = 0;
+static int m(regex_t *r, const char *s, regmatch_t *g, size_t ng);
+static regex_t re_otag, re_fatal, re_ompi_fail;
+static const char *failed_file;
+
+/* a line that says a process failed: tell bsprun (once) */
+static void check_failed(const char *s)
+{
+    if (!failed_file || !*failed_file) return;
+    if ((m(&re_fatal, s, NULL, 0) && !strstr(s, "has waited")) || m(&re_ompi_fail, s, NULL, 0)) {
+        FILE *f = fopen(failed_file, "w");
+        if (f) fclose(f);
+        failed_file = NULL;
+    }
+}
+
+/* s[0, n) (NUL-terminated there) into o with Open MPI's tags made ours;
+ * at_start: s starts a line */
+static void retag(const char *s, size_t n, int at_start, struct buf *o)
+{
+    o->n = 0;
+    put(o, "", 0);
+    size_t i = 0;
+    regmatch_t g[2];
+    while (i < n && regexec(&re_otag, s + i, 2, g, i ? REG_NOTBOL : 0) == 0) {
+        put(o, s + i, (size_t)g[0].rm_so);
+        long r = strtol(s + i + g[1].rm_so, NULL, 10), lo = r * T, hi = r * T + T - 1;
+        if (NP > 0 && hi > NP - 1) hi = NP - 1;
+        char t[64];
+        if (ompi_strip) t[0] = '\0';
+        else if (hi > lo) snprintf(t, sizeof t, "[%ld-%ld] ", lo, hi);
+        else snprintf(t, sizeof t, "[%ld] ", lo);
+        if (!(at_start && i + (size_t)g[0].rm_so == 0) && !(o->n && o->p[o->n - 1] == '\n'))
+            put(o, "\n", 1);
+        puts_b(o, t);
+        i += (size_t)g[0].rm_eo;
+    }
+    put(o, s + i, n - i);
+}
 
 /* a dashed block being held: the launcher's (dropped) or not */
 static int inblk, drop, launch, mpich;
+static int lost_daemon;   /* a daemon lost or not started, its host not named */
 static struct buf blk, exe, node, died;
 static char **lost;
 static size_t nlost;
@@ -132,9 +179,31 @@ static void end_block(const char *endline)
     blk.n = exe.n = node.n = 0;
 }
 
+static void line1(char *s, size_t n, int nl);
+
 /* one line (s: without its newline, NUL-terminated; nl: it had one) */
 static void line(char *s, size_t n, int nl)
 {
+    if (!ompi_tags || mode == M_TAG) {
+        line1(s, n, nl);
+        return;
+    }
+    static struct buf t;
+    retag(s, n, 1, &t);
+    char *p = t.p, *end = t.p + t.n;
+    for (;;) {
+        char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e) break;
+        *e = '\0';
+        line1(p, (size_t)(e - p), 1);
+        p = e + 1;
+    }
+    line1(p, (size_t)(end - p), nl);
+}
+
+static void line1(char *s, size_t n, int nl)
+{
+    if (mode == M_STDERR) check_failed(s);
     regmatch_t g[3];
     if (mode == M_TAG) {
         emit(tag, strlen(tag));
@@ -204,6 +273,9 @@ static void line(char *s, size_t n, int nl)
             }
         }
         if (m(&re_launch, s, NULL, 0)) launch = 1;
+        if (strstr(s, "unable to reliably start one or more daemons") ||
+            strstr(s, "lost communication with a remote daemon"))
+            lost_daemon = 1;
         if (m(&re_exe, s, g, 2)) sub(&exe, s, g[1]);
         if (m(&re_node, s, g, 2)) sub(&node, s, g[1]);
         if (m(&re_drop, s, NULL, 0)) drop = 1;
@@ -220,6 +292,7 @@ static void line(char *s, size_t n, int nl)
 static int may_act(const char *s, size_t n)
 {
     if (mode == M_TAG) return 0;
+    if (ompi_tags) return 1;   /* a tag to make ours: wait a moment for the rest */
     if (mode == M_STDOUT) {
         static const char rest[] = " total process";
         size_t i = 0;
@@ -228,6 +301,38 @@ static int may_act(const char *s, size_t n)
         return strncmp(s + i, rest, n - i < sizeof rest - 1 ? n - i : sizeof rest - 1) == 0;
     }
     return 1;   /* standard error: wait a moment for the rest */
+}
+
+/* the hosts of Open MPI's map of the job other than this one */
+static size_t other_hosts(char ***out)
+{
+    const char *mc = getenv("BSPRUN_MAP_CMD");
+    *out = NULL;
+    if (!mc || !*mc) return 0;
+    char me[256] = "";
+    if (gethostname(me, sizeof me) != 0) me[0] = '\0';
+    me[sizeof me - 1] = '\0';
+    FILE *f = popen(mc, "r");
+    if (!f) return 0;
+    char l[4096];
+    size_t n = 0;
+    while (fgets(l, sizeof l, f)) {
+        char *p = strstr(l, "Data for node: ");
+        if (!p) continue;
+        p += 15;
+        p[strcspn(p, " \t\n")] = '\0';
+        if (!*p || strcmp(p, me) == 0 || strcmp(p, "localhost") == 0) continue;
+        size_t k;
+        for (k = 0; k < n; ++k)
+            if (strcmp((*out)[k], p) == 0) break;
+        if (k < n) continue;
+        char **o = realloc(*out, (n + 1) * sizeof **out);
+        if (!o) break;
+        *out = o;
+        (*out)[n++] = strdup(p);
+    }
+    pclose(f);
+    return n;
 }
 
 /* "BSP processes 1, 3" of the ranks that Open MPI's map puts on host h */
@@ -309,6 +414,9 @@ int main(int argc, char **argv)
     const char *e;
     if ((e = getenv("BSPRUN_T")) && atol(e) > 0) T = atol(e);
     if ((e = getenv("BSPRUN_NP")) && atol(e) > 0) NP = atol(e);
+    e = getenv("BSPRUN_OMPI_TAGS");
+    ompi_strip = e && strcmp(e, "strip") == 0;
+    ompi_tags = ompi_strip || (e && strcmp(e, "tag") == 0);
     signal(SIGPIPE, SIG_IGN);
     rx(&re_died, "process rank ([0-9]+) .* exited on signal ([0-9]+ \\([^)]*\\))");
     rx(&re_lost, "[Rr]emote daemon.* on node ([^ \t]+)");
@@ -326,6 +434,11 @@ int main(int argc, char **argv)
     rx(&re_setpgid, "^\\[[^]]*\\] plm:rsh: Warning: setpgid\\(");
     rx(&re_execvp, "execvp error on file ([^ ]+) \\(([^)]*)\\)");
     rx(&re_failed, "^[0-9]+ total process(es)? failed to start$");
+    rx(&re_fatal, "superstep: [a-z_]+ \\(process [0-9]+ of [0-9]+[^)]*\\): ");
+    rx(&re_ompi_fail, "MPI_ABORT was invoked|ORTE has lost communication|noticed that process rank");
+    failed_file = getenv("BSPRUN_FAILED_FILE");
+    rx(&re_otag, "\\[[0-9]+,([0-9]+)\\]<std(out|err|diag)>:");
+    struct buf rt = { 0 };
 
     struct buf in = { 0 };
     int eof = 0;
@@ -340,7 +453,12 @@ int main(int argc, char **argv)
             if (inblk && !drop) end_block(NULL);
             if (in.n && !midline && !inblk) {
                 if (mode == M_TAG) emit(tag, strlen(tag));
-                emit(in.p, in.n);
+                if (ompi_tags && mode != M_TAG) {
+                    retag(in.p, in.n, 1, &rt);
+                    emit(rt.p, rt.n);
+                } else {
+                    emit(in.p, in.n);
+                }
                 in.n = 0;
                 midline = 1;
             }
@@ -361,7 +479,12 @@ int main(int argc, char **argv)
             size_t len = (size_t)(nl - (in.p + i));
             *nl = '\0';
             if (midline) {   /* the rest of a line let go before */
-                emit(in.p + i, len);
+                if (ompi_tags && mode != M_TAG) {
+                    retag(in.p + i, len, 0, &rt);
+                    emit(rt.p, rt.n);
+                } else {
+                    emit(in.p + i, len);
+                }
                 emit("\n", 1);
                 midline = 0;
             } else {
@@ -374,7 +497,12 @@ int main(int argc, char **argv)
         if (in.p) in.p[in.n] = '\0';
         if (in.n && (midline || (!inblk && !may_act(in.p, in.n)))) {
             if (!midline && mode == M_TAG) emit(tag, strlen(tag));
-            emit(in.p, in.n);
+            if (ompi_tags && mode != M_TAG) {
+                retag(in.p, in.n, !midline, &rt);
+                emit(rt.p, rt.n);
+            } else {
+                emit(in.p, in.n);
+            }
             in.n = 0;
             midline = 1;
         }
@@ -385,6 +513,31 @@ int main(int argc, char **argv)
         drop = 0;
         end_block(NULL);
     }
+    /* a daemon lost without its host named (Open MPI: "unable to reliably
+     * start one or more daemons" where the link to a daemon broke): the
+     * job's other host, or its other hosts */
+    const char *lost_why = "its Open MPI daemon stopped answering";
+    if (lost_daemon && nlost == 0) {
+        char **hs;
+        size_t nh = other_hosts(&hs);
+        if (nh == 1) {
+            lost = hs;
+            nlost = 1;
+            lost_why = "its Open MPI daemon failed or stopped answering";
+        } else if (nh > 1) {
+            struct buf l = { 0 };
+            puts_b(&l, "bsprun: lost one of the hosts ");
+            for (size_t k = 0; k < nh; ++k) {
+                if (k) puts_b(&l, ", ");
+                puts_b(&l, hs[k]);
+            }
+            puts_b(&l, ": an Open MPI daemon failed or stopped answering; the job was ended\n");
+            puts_b(&died, l.p);
+            free(l.p);
+        } else {
+            puts_b(&died, "bsprun: an Open MPI daemon failed or stopped answering; the job was ended\n");
+        }
+    }
     if ((died.n || nlost) && last != '\n' && (out.n == 0 || out.p[out.n - 1] != '\n')) emit("\n", 1);
     if (died.n) emit(died.p, died.n);
     for (size_t k = 0; k < nlost; ++k) {
@@ -392,8 +545,8 @@ int main(int argc, char **argv)
         procs_on(lost[k], &who);
         char l[2048];
         snprintf(l, sizeof l,
-                 "bsprun: lost host %s%s: its Open MPI daemon stopped answering; the job was ended\n",
-                 lost[k], who.n ? who.p : "");
+                 "bsprun: lost host %s%s: %s; the job was ended\n", lost[k], who.n ? who.p : "",
+                 lost_why);
         emit(l, strlen(l));
         free(who.p);
     }

@@ -12,7 +12,11 @@
  * rank's writing comes in between. With SUPERSTEP_TAG_OUTPUT=1 each line
  * starts with "[pids] ", the BSP pids of the rank. The forwarder ends when
  * the rank and everything that inherited its stdout and stderr have closed
- * them; what is left without a newline at the end is written as it is.
+ * them; what is left without a newline at the end is written with one
+ * added where the job has more than one rank (or lines are tagged), else
+ * as it is. (Ranks elsewhere print through the launcher; with
+ * --tag-output bsprun has Open MPI tag their lines and makes the tags its
+ * own.)
  * Ranks elsewhere (or where anything fails) print through the launcher.
  */
 #define _GNU_SOURCE
@@ -77,6 +81,13 @@ static void emit(struct stream *s, size_t end, const char *tag, size_t taglen)
     s->n -= end;
 }
 
+static int several_ranks(void)
+{
+    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!v) v = getenv("PMI_SIZE");
+    return v && atol(v) > 1;
+}
+
 static SSTEP_NORETURN void forward(struct stream *st, const char *tag)
 {
     const size_t taglen = strlen(tag);
@@ -114,6 +125,11 @@ static SSTEP_NORETURN void forward(struct stream *st, const char *tag)
             ssize_t k = read(s->in, s->buf + s->n, s->cap - s->n);
             if (k < 0 && errno == EINTR) continue;
             if (k <= 0) {
+                /* an unterminated last line ends with a newline where other
+                 * processes print too (it would run into their lines) */
+                if (s->n && s->buf[s->n - 1] != '\n' && (taglen || several_ranks())
+                        && s->n < s->cap)
+                    s->buf[s->n++] = '\n';
                 emit(s, s->n, tag, taglen);
                 close(s->in);
                 s->in = -1;
