@@ -52,7 +52,8 @@ case "$case" in
       env SUPERSTEP_ENGINE=MPI timeout 120 mpirun -n "$n" --oversubscribe --allow-run-as-root \
         -x SUPERSTEP_ENGINE "$prog" hello >"$out" 2>"$err"; rc=$?
     else
-      run hello SUPERSTEP_ENGINE=PThread
+      # straight, without bsprun (which sets the name itself and refuses -x for it)
+      env SUPERSTEP_ENGINE=PThread LPF_MAX_PROCS="$n" timeout 120 "$prog" hello >"$out" 2>"$err"; rc=$?
     fi
     expect 0
     ! grep -q "not an engine" "$err" || fail "engine name refused"
