@@ -69,9 +69,11 @@ struct copier {
 static inline void *copier_main(void *arg)
 {
     struct copier *c = arg;
-    /* source and destination 2 KiB apart within a page: when they sit at
-     * the same page offset, `rep movsb` on some CPUs (the AMD EPYC guest of
-     * 2026-11-24) runs ~15 x slower, which would make a poor baseline */
+    /* source and destination 2 KiB apart within a page: a placement where
+     * glibc's memcpy is fast on every CPU (with the destination 1 to 15
+     * bytes after the source modulo 4 KiB its `rep movsb` path runs ~15 x
+     * slower on AMD Zen cores; bench_place measures memcpy and the puts
+     * with the placements a program may have) */
     char *src0 = malloc(c->bytes + 4096), *dst0 = malloc(c->bytes + 4096);
     char *src = src0, *dst = dst0 + (((uintptr_t)src0 - (uintptr_t)dst0 + 2048) & 4095);
     memset(src, 1, c->bytes);

@@ -3,7 +3,9 @@
  * destination lie (copy.h says why glibc's does). Unaligned loads and
  * stores aligned on the destination, four vectors per step; the first
  * vector and the last four are loaded before the loop and stored after
- * it, so that head and tail need no byte loops. The loop is chosen once,
+ * it, so that head and tail need no byte loops (up to 64 KiB, source and
+ * destination at the same offset modulo 64 but not 32-byte aligned go
+ * through `rep movsb` instead, see SSTEP_COPY_MOVSB_MAX). The loop is chosen once,
  * from the CPU's features (AVX2, else SSE2); SUPERSTEP_COPY=memcpy makes
  * it the C library's memmove (for comparisons). Overlapping ranges, and
  * copies from SSTEP_COPY_BULK_MAX on (glibc does not use `rep movsb` above
