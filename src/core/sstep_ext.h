@@ -89,6 +89,14 @@ struct sstep_sync_info {
                                 section (the one the report names, or pid 0
                                 where the engine reports there): the one
                                 that should print */
+    lpf_pid_t peer_plain;    /* DEADLOCK: 1 + a process blocked in an
+                                ordinary sync (lpf_sync, bsp_sync) of the
+                                section; 0: none (or not known) */
+    lpf_pid_t peer_other;    /* DEADLOCK: 1 + a process blocked in another
+                                E1/E2 than the report's (another object or
+                                kind); 0: none (or not known) */
+    int peer_other_kind;     /* its SSTEP_KIND_* */
+    uint64_t peer_other_object; /* and its stamp's object */
 };
 lpf_err_t sstep_sync_ext(lpf_t ctx, struct sstep_sync_info *info);
 

@@ -27,23 +27,59 @@ struct put_hdr {
     uint64_t off, size;
 };
 
-/* the last word of a wait that can never end: one line per process, then
- * the whole run ends (status 6); the process that the core's deadlock
- * report names ends it after the others had time to print */
-static SSTEP_NORETURN void deadlock_line(struct sstep_ctx *ctx, lpf_t c, const char *what,
-        int report, size_t es, size_t er, size_t arrived)
+/* what another process's wait is, from its stamp and kind (the report of
+ * the engine's deadlock detection) */
+static const char *lx_wait_name(char *buf, size_t n, uint64_t object, int kind)
 {
+    const uint64_t top = object & 0xffff000000000000ull;
+    if (object == LX_OBJ_ZERO) snprintf(buf, n, "a zero-cost lpf_sync");
+    else if (top == LX_OBJ_TAG)
+        snprintf(buf, n, "a %stagged lpf_sync", kind == SSTEP_KIND_OBLSYNC ? "zero-cost " : "");
+    else if (top == LX_OBJ_CREATE) snprintf(buf, n, "lpf_tag_create");
+    else snprintf(buf, n, "a PUB %s", kind == SSTEP_KIND_OBLSYNC ? "bsp_oblsync" : "bsp_sync");
+    return buf;
+}
+
+/* the last word of a wait that can never end, then the whole run ends
+ * (status 6). When the engine names a process in another kind of sync (an
+ * ordinary one, or another zero-cost / tagged / PUB sync), the process
+ * its report names prints one line with both; otherwise every process
+ * prints its own. The reporter ends the run after the others had time to
+ * print. */
+static SSTEP_NORETURN void deadlock_line(struct sstep_ctx *ctx, lpf_t c, const char *what,
+        const struct sstep_sync_info *info, size_t es, size_t er, size_t arrived)
+{
+    const int report = info->report;
+    const int other = info->peer_plain || info->peer_other;
+    char also[200] = "";
+    if (other) {
+        char k[64];
+        size_t u = 0;
+        if (info->peer_other)
+            u = (size_t)snprintf(also, sizeof also, "; process %u waits in %s",
+                    info->peer_other - 1, lx_wait_name(k, sizeof k, info->peer_other_object,
+                    info->peer_other_kind));
+        if (info->peer_plain && u < sizeof also)
+            snprintf(also + u, sizeof also - u, "; process %u waits in an ordinary lpf_sync",
+                    info->peer_plain - 1);
+    }
     fflush(stdout);
-    if (es == 0 && er == 0)
+    if (other && !report) {
+        /* the reporter's line names this process's kind of wait too */
+    } else if (es == 0 && er == 0)
         fprintf(stderr, "superstep: lpf_sync (process %u of %u): %s can never end in superstep "
-                "%llu: every process waits, not all in this sync (deadlock: the active "
-                "processes of a tag must make the same tagged syncs)\n", ctx->pid, ctx->nprocs,
-                what, (unsigned long long)ctx->superstep);
+                "%llu: every process waits, not all in this sync%s (deadlock: %s)\n",
+                ctx->pid, ctx->nprocs, what, (unsigned long long)ctx->superstep, also,
+                other ? "every process must end a superstep with the same kind of sync: "
+                "ordinary, zero-cost, or tagged with the same tag"
+                : "the active processes of a tag must make the same tagged syncs");
     else
         fprintf(stderr, "superstep: lpf_sync (process %u of %u): %s can never end in superstep "
                 "%llu: expected %zu sent and %zu received messages, %zu received; every "
-                "process waits (deadlock)\n", ctx->pid, ctx->nprocs, what,
-                (unsigned long long)ctx->superstep, es, er, arrived);
+                "process waits%s (deadlock%s)\n", ctx->pid, ctx->nprocs, what,
+                (unsigned long long)ctx->superstep, es, er, arrived, also,
+                other ? ": every process must end a superstep with the same kind of sync: "
+                "ordinary, zero-cost, or tagged with the same tag" : "");
     fflush(stderr);
     usleep(report ? 300000 : 3000000);
     sstep_abort_quiet(c);
@@ -174,7 +210,7 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, const lpf_pid_t *membe
         lpf_pid_t bad;
         switch (info.cause) {
         case SSTEP_CAUSE_DEADLOCK:
-            deadlock_line(ctx, c, what, info.report, es, er,
+            deadlock_line(ctx, c, what, &info, es, er,
                     sstep_mailbox_count(ctx, st, SSTEP_E2, &bad) + ng + nself);
         case SSTEP_CAUSE_EXTRA:
             sstep_fatal(ctx, prim, "superstep %llu: %s received %zu messages, more than the "
@@ -186,8 +222,23 @@ static void zero_exchange(lpf_t c, struct sstep_ctx *ctx, const lpf_pid_t *membe
                     "sent to it than it expected", (unsigned long long)ctx->superstep,
                     info.peer);
         case SSTEP_CAUSE_GONE:
+            /* a process that failed in its sync (another kind for this
+             * superstep) says why first and ends the run */
+            usleep(200000);
             sstep_fatal(ctx, prim, "superstep %llu: process %u left before the %s",
                     (unsigned long long)ctx->superstep, info.peer, what);
+        case SSTEP_CAUSE_MISMATCH:
+            if (info.peer_kind == SSTEP_KIND_SYNC && info.peer_stamp.object == st.object) {
+                char k[64];
+                sstep_fatal(ctx, prim, "superstep %llu: this process makes a %s while process "
+                        "%u makes %s for the same superstep (every process must end a "
+                        "superstep with the same kind of sync: ordinary, zero-cost, or tagged "
+                        "with the same tag and the same zero-cost attribute)",
+                        (unsigned long long)ctx->superstep, what, info.peer,
+                        lx_wait_name(k, sizeof k, info.peer_stamp.object, info.peer_kind));
+            }
+            sstep_fatal(ctx, prim, "superstep %llu: the %s failed (process %u made another "
+                    "kind of sync)", (unsigned long long)ctx->superstep, what, info.peer);
         default:
             sstep_fatal(ctx, prim, "superstep %llu: the %s failed (process %u made another "
                     "kind of sync, cause %d)", (unsigned long long)ctx->superstep, what,
@@ -244,7 +295,15 @@ static void tagged_sync(lpf_t c, struct sstep_ctx *ctx, const struct lx_attr *a,
         ctx->hold_regs = 0;
         if (rc != LPF_SUCCESS) {
             if (info.cause == SSTEP_CAUSE_DEADLOCK)
-                deadlock_line(ctx, c, what, info.report, 0, 0, 0);
+                deadlock_line(ctx, c, what, &info, 0, 0, 0);
+            if (info.cause == SSTEP_CAUSE_GONE) usleep(200000);   /* as in zero_exchange */
+            if (info.cause == SSTEP_CAUSE_MISMATCH && info.peer_kind == SSTEP_KIND_OBLSYNC
+                    && info.peer_stamp.object == st.object)
+                sstep_fatal(ctx, prim, "superstep %llu: this process makes a %s while process "
+                        "%u makes a zero-cost tagged lpf_sync of the same tag (every process "
+                        "must end a superstep with the same kind of sync: ordinary, zero-cost, "
+                        "or tagged with the same tag and the same zero-cost attribute)",
+                        (unsigned long long)ctx->superstep, what, info.peer);
             sstep_fatal(ctx, prim, "superstep %llu: the %s failed: process %u (active in the "
                     "tag) %s", (unsigned long long)ctx->superstep, what, info.peer,
                     info.cause == SSTEP_CAUSE_GONE ? "left before making it"

@@ -473,11 +473,6 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
         OK(lpf_tag_set_sattr(ctx, t, sa));
         if (s == P - 1) OK(lpf_sync(ctx, sa));
         OK(lpf_sync(ctx, LPF_SYNC_DEFAULT));
-    } else if (!strcmp(which, "tag_sync_missing")) {
-        /* process 0 makes the tagged sync, process 1 an untagged one */
-        OK(lpf_tag_create(ctx, true, &t));
-        OK(lpf_tag_set_sattr(ctx, t, sa));
-        OK(lpf_sync(ctx, s == 0 ? sa : LPF_SYNC_DEFAULT));
     } else if (!strcmp(which, "tag_pair_stalls")) {
         /* the odd pids are a tag; process 3 never makes its tagged sync:
          * the watchdog's line (process 1's, 3 s) names pids 1 and 3, not
@@ -554,6 +549,20 @@ static void case_misuse(lpf_t ctx, lpf_pid_t s, lpf_pid_t P)
         }
         OK(lpf_register_global(ctx, v, 8, &x1));
         OK(lpf_register_global(ctx, v, 8, &x2));
+    } else if (!strncmp(which, "mix_", 4) && strlen(which) == 6) {
+        /* process 0 ends the superstep with one kind of sync, the others
+         * with another: O ordinary, Z zero-cost, T tagged, W tagged
+         * zero-cost (mix_AB: A at process 0, B elsewhere); each puts to
+         * the next process first */
+        const char k = s == 0 ? which[4] : which[5];
+        lpf_sync_attr_t za;
+        OK(lpf_tag_create(ctx, true, &t));
+        OK(lpf_zero_create_sattr(ctx, &za));
+        if (k == 'T' || k == 'W') OK(lpf_tag_set_sattr(ctx, t, za));
+        if (k == 'Z' || k == 'W') OK(lpf_zero_set_expected(ctx, 1, 1, za));
+        if (k == 'W') OK(lpf_tag_set_mattr(ctx, t, ma));
+        OK(lpf_put(ctx, ls, 0, (s + 1) % P, gs, 0, 8, k == 'W' ? ma : LPF_MSG_DEFAULT));
+        OK(lpf_sync(ctx, k == 'O' ? LPF_SYNC_DEFAULT : za));
     } else if (!strcmp(which, "attr_destroyed")) {
         OK(lpf_tag_destroy_sattr(ctx, sa));
         OK(lpf_sync(ctx, sa));

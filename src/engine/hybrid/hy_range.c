@@ -261,3 +261,16 @@ void hy_range_free(struct hy_rank *rk)
     free(hr);
     atomic_store_explicit(&rk->ranges, NULL, memory_order_relaxed);
 }
+
+void hy_range_plain_tick(struct hy_rank *rk, struct hy_thread *me, uint64_t key)
+{
+    struct hy_ranges *hr = atomic_load_explicit(&rk->ranges, memory_order_acquire);
+    if (!hr || !me->ctx || me->rleft) return;
+    mr_plain_tick(hr->g, hr->t[me - rk->th].rs, me->ctx, key);
+}
+
+void hy_rank_plain_tick(struct sstep_ctx *rank_ctx, uint64_t key)
+{
+    struct hy_rank *rk = rank_ctx->rank_thread_arg;
+    hy_range_plain_tick(rk, &rk->th[0], key);
+}

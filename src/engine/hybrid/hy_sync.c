@@ -171,6 +171,12 @@ static int hy_wait(struct hy_rank *rk, struct hy_thread *me, uint64_t b,
             if (serve && nap < SERVE_NAP_MAX_NS) nap *= 2;
         }
         if ((r = pred(rk, b))) return r;
+        /* a section with range syncs: after 0.1 s this wait takes part in
+         * their deadlock detection (hy_range.c) */
+        if (SSTEP_UNLIKELY(atomic_load_explicit(&rk->ranges, memory_order_relaxed) != NULL)) {
+            hy_range_plain_tick(rk, me, b);
+            if ((r = pred(rk, b))) return r;
+        }
         if (SSTEP_UNLIKELY(wd->first_ns)) {
             uint64_t waited = sstep_now_ns() - t0;
             if (waited >= wd->first_ns) hy_stalled(rk, me, b, waited);

@@ -99,6 +99,9 @@ SSTEP_HIDDEN lpf_err_t hy_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pi
         struct sstep_sync_info *info);
 /* a thread leaves: its last range packet to every peer (hy_leave) */
 SSTEP_HIDDEN void hy_range_depart(struct hy_rank *rk, struct hy_thread *me);
+/* an ordinary sync's wait of thread me (key: its barrier), now and then:
+ * after 0.1 s it takes part in the range syncs' deadlock detection */
+SSTEP_HIDDEN void hy_range_plain_tick(struct hy_rank *rk, struct hy_thread *me, uint64_t key);
 /* the rank ends (every thread gone): free the range state */
 SSTEP_HIDDEN void hy_range_free(struct hy_rank *rk);
 

@@ -81,8 +81,12 @@ int mpi_wait_watch_due(const struct mpi_wait *w, unsigned it)
 
 /* The watchdog (core/watchdog.c), called now and then by the waits of a
  * sync: state[q] is what this process knows of q's arrival. */
+SSTEP_HIDDEN void mpi_range_plain_tick(struct mpi_group *g);   /* mpi_range.c */
 void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned char *state)
 {
+    /* a section with range syncs: an ordinary sync's wait of 0.1 s or more
+     * takes part in their deadlock detection */
+    if (g->range) mpi_range_plain_tick(g);
     mpi_watch_range(g, wt, 0, g->P, state);
 }
 

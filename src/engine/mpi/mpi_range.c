@@ -278,6 +278,10 @@ static void fill_deadlock(struct waitst *w)
     info->peer_n = r->n;
     info->peer_arrived = (size_t)r->arrived;
     info->peer_expect = (size_t)r->expect;
+    info->peer_plain = r->plain;
+    info->peer_other = r->other;
+    info->peer_other_kind = r->other_kind == SSTEP_E2 ? SSTEP_KIND_OBLSYNC : SSTEP_KIND_SYNC;
+    info->peer_other_object = r->other_object;
     info->report = r->pid == w->rs->me;
 }
 
@@ -714,4 +718,70 @@ void mpi_range_drain(struct mpi_group *g)
     }
     mr_range_free(rs);
     g->range = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ordinary syncs in the deadlock detection                             */
+/* ------------------------------------------------------------------ */
+
+/* Called now and then by the waits of an ordinary sync (with the
+ * watchdog). In a section that has used range syncs, a wait of 0.1 s or
+ * more takes part in E4: during the call this process answers probes as
+ * blocked in kind MR_PLAIN (pid 0 runs the rounds). An ordinary sync
+ * cannot complete while any process waits in E1/E2, so every process
+ * blocked, one at least in E1/E2 and nothing in flight is a deadlock: one
+ * process in an ordinary sync and another in a zero-cost, tagged or PUB
+ * sync of the same superstep. The verdict names a range waiter, which
+ * reports; this process waits to be ended. */
+void mr_plain_tick(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
+        uint64_t key)
+{
+    if (!rs || rs->leaving || rs->failed || !ctx) return;
+    const uint64_t now = mpi_now_ns();
+    if (!rs->plain_on || rs->plain_ep != key) {
+        rs->plain_on = 1;
+        rs->plain_in = 0;
+        rs->plain_ep = key;
+        rs->plain_t0 = now;
+        return;
+    }
+    if (now - rs->plain_t0 < BLOCKED_NS) return;
+    if (!rs->plain_in) {
+        rs->plain_in = 1;
+        rs->serial++;
+        memset(&rs->w, 0, sizeof rs->w);
+        rs->w.kind = MR_PLAIN;
+        rs->w.n = rs->P;
+        if (rs->cur) {
+            rs->open = 0;
+            rs->have_prev = 0;
+        }
+    }
+    rs->in_wait = 1;
+    mr_rpoll(g, rs, ctx);
+    if (!rs->net) mr_progress_sends(rs);
+    if (rs->me == 0 && !rs->deadlock) mr_coordinate(g, rs, now - rs->plain_t0, now);
+    rs->in_wait = 0;
+    if (rs->deadlock) {
+        /* a range waiter reports and ends the run */
+        for (int i = 0; i < 100; ++i) {
+            struct timespec ts = { 0, 50000000 };
+            nanosleep(&ts, NULL);
+            if (!rs->net) mr_progress_sends(rs);
+        }
+    }
+}
+
+void mpi_range_plain_tick(struct mpi_group *g)
+{
+    struct mpi_range *rs = g->range;
+    if (!rs) return;
+    /* the hybrid engine's rank level (by_mpi) only carries its threads'
+     * packets: the thread in this sync (its leader) takes part itself */
+    if (rs->by_mpi) {
+        if (g->ctx && g->ctx->rank_thread_arg)
+            hy_rank_plain_tick(g->ctx, g->episode | (1ull << 63));
+        return;
+    }
+    mr_plain_tick(g, rs, g->ctx, g->episode);
 }

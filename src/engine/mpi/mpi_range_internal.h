@@ -49,7 +49,14 @@ struct rrep {
     uint64_t round, in_wait, serial, sent_total, recv_total;
     uint64_t object, step, arrived, expect;
     uint32_t kind, lo, n, pid;
+    /* the verdict: 1 + a process blocked in an ordinary sync, 1 + one in
+     * another range wait than the report's (0: none), that one's kind and
+     * object */
+    uint32_t plain, other, other_kind, pad_;
+    uint64_t other_object;
 };
+/* rrep.kind of a process blocked in an ordinary sync (mpi_range_plain_tick) */
+#define MR_PLAIN 7u
 
 struct pnode {
     struct pnode *next;
@@ -114,9 +121,21 @@ struct mpi_range {
     unsigned char *counted;        /* [P] gone process counted in gone_sent */
     struct mpi_watch wt;
     unsigned char *wstate;         /* [P] watchdog scratch */
+    /* an ordinary sync's wait (mpi_range_plain_tick): its episode, start,
+     * and whether it is blocked (in the deadlock detection) */
+    int plain_on, plain_in;
+    uint64_t plain_ep, plain_t0;
 };
 
 SSTEP_HIDDEN void mr_range_free(struct mpi_range *rs);
+/* a wait of an ordinary sync (key: tells one wait from the next), called
+ * now and then: after 0.1 s it takes part in E4 as kind MR_PLAIN; returns
+ * after a while once a deadlock is declared (a range waiter reports) */
+SSTEP_HIDDEN void mr_plain_tick(struct mpi_group *g, struct mpi_range *rs, struct sstep_ctx *ctx,
+        uint64_t key);
+/* the hybrid engine (hy_range.c): its leader thread waits in the sync of
+ * rank-level context rank_ctx */
+SSTEP_HIDDEN void hy_rank_plain_tick(struct sstep_ctx *rank_ctx, uint64_t key);
 SSTEP_HIDDEN struct mpi_range *mr_range_new(struct sstep_ctx *ctx, lpf_pid_t P, lpf_pid_t me);
 SSTEP_HIDDEN struct mpi_range *mr_range_of(struct mpi_group *g);
 SSTEP_HIDDEN void mr_progress_sends(struct mpi_range *rs);

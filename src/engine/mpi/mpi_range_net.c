@@ -423,16 +423,37 @@ static void round_judge(struct mpi_group *g, struct mpi_range *rs)
     rs->ngone_prev = ngone;
     rs->open = 0;
     if (!ok) return;
-    /* the report: the lowest pid blocked in E2, else the lowest blocked */
+    /* the report: the lowest pid blocked in E2, else the lowest blocked in
+     * E1; beside it one process in an ordinary sync and one in another
+     * range wait. Every process in an ordinary sync: no deadlock of ours
+     * (that barrier completes) */
     const struct rrep *pick = NULL, *first = NULL;
+    uint32_t plain = 0;
     for (lpf_pid_t q = 0; q < P; ++q) {
         if (q && mr_peer_gone(g, rs, q)) continue;
         const struct rrep *c = &rs->prev[q];
+        if (c->kind == MR_PLAIN) {
+            if (!plain) plain = q + 1;
+            continue;
+        }
         if (!first) first = c;
-        if (c->kind == SSTEP_E2) { pick = c; break; }
+        if (c->kind == SSTEP_E2 && !pick) pick = c;
     }
     if (!pick) pick = first;
+    if (!pick) return;
     rs->verdict = *pick;
+    rs->verdict.plain = plain;
+    rs->verdict.other = 0;
+    for (lpf_pid_t q = 0; q < P && !rs->verdict.other; ++q) {
+        if (q && mr_peer_gone(g, rs, q)) continue;
+        const struct rrep *c = &rs->prev[q];
+        if (c == pick || c->kind == MR_PLAIN
+                || (c->object == pick->object && c->kind == pick->kind))
+            continue;
+        rs->verdict.other = q + 1;
+        rs->verdict.other_kind = c->kind;
+        rs->verdict.other_object = c->object;
+    }
     rs->deadlock = 1;
     for (lpf_pid_t q = 1; q < P; ++q) {
         if (mr_peer_gone(g, rs, q)) continue;

@@ -40,6 +40,15 @@
  * of the section is gone or blocked with that same value, and two probes
  * at least 50 ms apart see the same sum, nothing can change any more:
  * deadlock, reported to every blocked waiter.
+ *
+ * An ordinary sync (lpf_sync, bsp_sync) in a section that has used range
+ * syncs takes part too once it has waited 0.1 s (pt_range_plain_*): its
+ * record says kind PT_PLAIN and blocked. It cannot complete while any
+ * process waits in E1/E2, so a section where every process is blocked, at
+ * least one in E1/E2 and nothing changes, is a deadlock: one process in
+ * the ordinary sync and another in a zero-cost, tagged or PUB sync of the
+ * same superstep. The report names a range waiter, and one ordinary waiter
+ * in rep_plain; the ordinary waiters wait to be ended.
  */
 #include "pthread_internal.h"
 #include "../../core/pubext_internal.h"
@@ -57,6 +66,7 @@
 #define PT_CELLS 8                 /* cells per ordered pair */
 #define PT_CELL 256                /* bytes per cell: seq, then a batch */
 #define PT_CELL_BATCH (PT_CELL - 16)
+#define PT_PLAIN 7u                /* a record's kind: an ordinary sync */
 _Static_assert(PT_CELL_BATCH <= SSTEP_BATCH_SMALL, "a cell's batch fits a small block");
 
 struct pt_rec {
@@ -133,6 +143,10 @@ struct pt_range {
     lpf_pid_t rep_pid, rep_lo, rep_n;
     int rep_kind;
     uint64_t rep_object, rep_step, rep_arrived, rep_expect;
+    lpf_pid_t rep_plain;           /* 1 + a process in an ordinary sync (0: none) */
+    lpf_pid_t rep_other;           /* 1 + one in another range wait (0: none) */
+    int rep_other_kind;
+    uint64_t rep_other_object;
     struct pt_rec *recs;           /* [P] */
 };
 
@@ -452,6 +466,10 @@ static void fill_deadlock(struct waitst *w)
     info->peer_n = r->rep_n;
     info->peer_arrived = r->rep_arrived;
     info->peer_expect = r->rep_expect;
+    info->peer_plain = r->rep_plain;
+    info->peer_other = r->rep_other;
+    info->peer_other_kind = r->rep_other_kind;
+    info->peer_other_object = r->rep_other_object;
     info->report = 0;
 }
 
@@ -479,17 +497,33 @@ static void probe(struct waitst *w, uint64_t ev)
         r->dl_events = ev;
         r->dl_time = now;
     } else if (now - r->dl_time >= PROBE_GAP_NS) {
-        /* the report: the lowest pid blocked in E2, else the lowest blocked */
+        /* the report: the lowest pid blocked in E2, else the lowest blocked
+         * in E1 (a process in an ordinary sync is named beside it) */
         lpf_pid_t pick = LPF_MAX_P, first = LPF_MAX_P;
-        struct rec_view v, pv;
+        struct rec_view v, pv, fv;
         memset(&pv, 0, sizeof pv);
+        memset(&fv, 0, sizeof fv);
+        r->rep_plain = 0;
         for (lpf_pid_t q = 0; q < P; ++q) {
             if (pt_x_gone(w->ctx, q)) continue;
             rec_read(&r->recs[q], &v);
-            if (first == LPF_MAX_P) { first = q; pv = v; }
-            if (v.kind == SSTEP_E2) { pick = q; pv = v; break; }
+            if (v.kind == PT_PLAIN) {
+                if (!r->rep_plain) r->rep_plain = q + 1;
+                continue;
+            }
+            if (first == LPF_MAX_P) { first = q; fv = v; }
+            if (v.kind == SSTEP_E2 && pick == LPF_MAX_P) { pick = q; pv = v; }
         }
-        if (pick == LPF_MAX_P) pick = first;
+        if (pick == LPF_MAX_P) { pick = first; pv = fv; }
+        r->rep_other = 0;
+        for (lpf_pid_t q = 0; q < P && !r->rep_other; ++q) {
+            if (q == pick || pt_x_gone(w->ctx, q)) continue;
+            rec_read(&r->recs[q], &v);
+            if (v.kind == PT_PLAIN || (v.object == pv.object && v.kind == pv.kind)) continue;
+            r->rep_other = q + 1;
+            r->rep_other_kind = v.kind == SSTEP_E2 ? SSTEP_KIND_OBLSYNC : SSTEP_KIND_SYNC;
+            r->rep_other_object = v.object;
+        }
         r->rep_pid = pick;
         r->rep_kind = pv.kind == SSTEP_E2 ? SSTEP_KIND_OBLSYNC : SSTEP_KIND_SYNC;
         r->rep_object = pv.object;
@@ -867,4 +901,41 @@ fail:
      * gone bit keeps us out of the deadlock probes) */
     pt_x_leave(ctx);
     return LPF_ERR_FATAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ordinary syncs in the deadlock detection                             */
+/* ------------------------------------------------------------------ */
+
+/* An ordinary sync of ctx has waited 0.1 s or more for its barrier. The
+ * caller reads the barrier words after this returns (and calls again if
+ * they are still short): the events sum is read first, so a later
+ * arrival or shipment shows in it. Returns 1 once a deadlock has been
+ * declared (a range waiter reports it and ends the program). */
+int pt_range_plain_blocked(struct sstep_ctx *ctx, int *entered)
+{
+    struct pt_range *r = pt_x_range(ctx);
+    struct pt_rec *me = &r->recs[ctx->pid];
+    if (!*entered) {
+        const struct sstep_stamp none = { 0, 0 };
+        rec_enter(me, none, (int)PT_PLAIN, 0, ctx->nprocs, 0);
+        atomic_store_explicit(&me->checked, 0, memory_order_relaxed);
+        *entered = 1;
+    }
+    if (atomic_load_explicit(&r->deadlock, memory_order_acquire)) return 1;
+    const uint64_t ev = events_sum(r);
+    atomic_store_explicit(&me->checked, ev + 1, memory_order_seq_cst);
+    return 0;
+}
+
+void pt_range_plain_done(struct sstep_ctx *ctx)
+{
+    struct pt_range *r = pt_x_range(ctx);
+    rec_leave(&r->recs[ctx->pid]);
+}
+
+int pt_range_deadlocked(struct sstep_ctx *ctx)
+{
+    struct pt_range *r = pt_x_range(ctx);
+    return atomic_load_explicit(&r->deadlock, memory_order_acquire) != 0;
 }

@@ -41,6 +41,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -124,6 +125,10 @@ static SSTEP_NOINLINE void pt_stalled(struct pt_group *g, lpf_pid_t pid, uint64_
     free(steps);
 }
 
+/* an ordinary sync blocked this long takes part in the range syncs'
+ * deadlock detection (pt_range.c) */
+#define PT_PLAIN_BLOCKED_NS 100000000ull
+
 uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid_t pid,
         uint64_t spin_ns)
 {
@@ -161,19 +166,30 @@ uint64_t pt_wait(struct pt_group *g, _Atomic uint64_t *word, uint64_t e, lpf_pid
     }
     struct pt_sleep *z = g->sleep;
     const struct sstep_watchdog *wd = sstep_watchdog();
+    /* a section with range syncs: after 0.1 s this wait takes part in
+     * their deadlock detection (pt_range.c) */
+    struct sstep_ctx *ctx = e != (UINT64_MAX >> EP_SHIFT) ? g->procs[pid].ctx : NULL;
+    int in_range = 0;
     for (;;) {
+        if (SSTEP_UNLIKELY(atomic_load_explicit(&g->range, memory_order_acquire) != NULL)
+                && ctx && sstep_now_ns() - t0 >= PT_PLAIN_BLOCKED_NS)
+            pt_range_plain_blocked(ctx, &in_range);
         uint32_t seq = atomic_load_explicit(&z->seq, memory_order_acquire);
         atomic_fetch_add_explicit(&z->sleepers, 1, memory_order_seq_cst);
         pt_sleeper_fence();
         w = atomic_load_explicit(word, memory_order_seq_cst);
         if (arrived(w, e)) {
             atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
+            if (in_range) pt_range_plain_done(ctx);
             return w;
         }
         futex_wait(&z->seq, seq);
         atomic_fetch_sub_explicit(&z->sleepers, 1, memory_order_relaxed);
         w = atomic_load_explicit(word, memory_order_acquire);
-        if (arrived(w, e)) return w;
+        if (arrived(w, e)) {
+            if (in_range) pt_range_plain_done(ctx);
+            return w;
+        }
         if (SSTEP_UNLIKELY(wd->first_ns)) {
             uint64_t waited = sstep_now_ns() - t0;
             if (waited >= wd->first_ns) pt_stalled(g, pid, e, waited);
@@ -210,7 +226,15 @@ int pt_barrier(struct pt_group *g, lpf_pid_t pid, uint64_t flags,
         uint64_t w = atomic_load_explicit(word, memory_order_acquire);
         if (SSTEP_UNLIKELY((w >> EP_SHIFT) < e)) {
             w = pt_wait(g, word, e, pid, own->spin_ns ? own->spin_ns : SPIN_NS);
-            if ((w >> EP_SHIFT) < e) return -1;   /* gone without arriving */
+            if ((w >> EP_SHIFT) < e) {
+                /* gone without arriving; when it left a range sync that
+                 * found a deadlock with this one, it reports and ends the
+                 * run: wait for that rather than fail without a word */
+                if (atomic_load_explicit(&g->range, memory_order_acquire) && me->ctx
+                        && pt_range_deadlocked(me->ctx))
+                    for (int i = 0; i < 100; ++i) usleep(50000);
+                return -1;
+            }
         }
         all_or |= w;
         all_and &= w;

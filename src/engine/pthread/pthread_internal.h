@@ -21,6 +21,13 @@ SSTEP_HIDDEN struct pt_range *pt_range_new(lpf_pid_t P);
 SSTEP_HIDDEN void pt_range_free(struct pt_range *r);
 SSTEP_HIDDEN lpf_err_t pt_sync_range(struct sstep_ctx *ctx, lpf_pid_t lo, lpf_pid_t n,
         const lpf_pid_t *members, struct sstep_stamp stamp, int kind, size_t expect, struct sstep_sync_info *info);
+/* an ordinary sync blocked for 0.1 s in a section with range syncs takes
+ * part in their deadlock detection: call with *entered 0 first, then again
+ * after every wake-up (returns 1 once a deadlock is declared); done when
+ * the wait ends (if *entered) */
+SSTEP_HIDDEN int pt_range_plain_blocked(struct sstep_ctx *ctx, int *entered);
+SSTEP_HIDDEN void pt_range_plain_done(struct sstep_ctx *ctx);
+SSTEP_HIDDEN int pt_range_deadlocked(struct sstep_ctx *ctx);
 
 /* pthread_engine.c: what pt_range.c uses of the engine */
 SSTEP_HIDDEN struct pt_range *pt_x_range(struct sstep_ctx *ctx);
