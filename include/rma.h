@@ -71,6 +71,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#ifdef __cplusplus
+# define RMA_TLS thread_local
+#else
+# define RMA_TLS _Thread_local
+#endif
 
 /* ======================================================================= */
 #if defined(RMA_BSPLIB)
@@ -81,52 +88,33 @@
 
 #define RMA_LIBRARY "bsplib"
 
-#define LIBEGIN(P)      bsp_begin((bsp_pid_t)(P))
+#define LIBEGIN(P)      (bsp_begin((bsp_pid_t)(P)), rma_seq_reset())
 #define LIEND()         bsp_end()
 #define LINPROCS()      ((int)bsp_nprocs())
 #define LIPID()         ((int)bsp_pid())
 #define LITIME()        bsp_time()
 #define LIABORT(...)    bsp_abort("LIABORT: " __VA_ARGS__)
 
-/* LISYNC is the superstep's bsp_sync, so that what arrived is there and
- * sources may be reused right after it, as with MPI's fence; a LIBARRIER
- * right after it adds nothing, on its own it is a bsp_sync (only
- * collective calls move the flag, so every process agrees) */
-__attribute__((weak)) _Thread_local int rma_bsp_synced;
-static inline void rma_bsp_sync(void) { bsp_sync(); rma_bsp_synced = 1; }
-static inline void rma_bsp_barrier(void)
+static inline void rma_lib_sync(const char *prim) { (void)prim; bsp_sync(); }
+static inline void rma_lib_misuse(const char *prim, unsigned long ops)
 {
-    if (!rma_bsp_synced)
-        bsp_sync();
-    rma_bsp_synced = 0;
+    bsp_abort("rma: %s: %lu puts and gets since the last LISYNC are not complete: call LISYNC() "
+              "before LIBARRIER()\n", prim, ops);
 }
 
-#define LIREGISTER(addr, len)  (rma_bsp_synced = 0, bsp_push_reg((addr), (bsp_size_t)(len)))
-#define LIINIT()               ((void)0)
-#define LICOMMIT()             (rma_bsp_synced = 0, bsp_sync())
-#define LIDEREGISTER(addr)     (rma_bsp_synced = 0, bsp_pop_reg(addr))
-#define LISYNC()               rma_bsp_sync()
-#define LIBARRIER()            rma_bsp_barrier()
 #ifdef RMA_BSP_BUFFERED
-# define LIPUT(dpid, src, dst, off, len) \
-    bsp_put((bsp_pid_t)(dpid), (src), (dst), (bsp_size_t)(off), (bsp_size_t)(len))
-# define LIGET(spid, src, off, dst, len) \
-    bsp_get((bsp_pid_t)(spid), (src), (bsp_size_t)(off), (dst), (bsp_size_t)(len))
+# define LIPUT(dpid, src, dst, off, len) (rma_seq.ops++, \
+    bsp_put((bsp_pid_t)(dpid), (src), (dst), (bsp_size_t)(off), (bsp_size_t)(len)))
+# define LIGET(spid, src, off, dst, len) (rma_seq.ops++, \
+    bsp_get((bsp_pid_t)(spid), (src), (bsp_size_t)(off), (dst), (bsp_size_t)(len)))
 #else
-# define LIPUT(dpid, src, dst, off, len) \
-    bsp_hpput((bsp_pid_t)(dpid), (src), (dst), (bsp_size_t)(off), (bsp_size_t)(len))
-# define LIGET(spid, src, off, dst, len) \
-    bsp_hpget((bsp_pid_t)(spid), (src), (bsp_size_t)(off), (dst), (bsp_size_t)(len))
+# define LIPUT(dpid, src, dst, off, len) (rma_seq.ops++, \
+    bsp_hpput((bsp_pid_t)(dpid), (src), (dst), (bsp_size_t)(off), (bsp_size_t)(len)))
+# define LIGET(spid, src, off, dst, len) (rma_seq.ops++, \
+    bsp_hpget((bsp_pid_t)(spid), (src), (bsp_size_t)(off), (dst), (bsp_size_t)(len)))
 #endif
-
-/* labeled windows: the same calls; LIOSYNC(addr) completes every window */
-#define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
-#define LIOINIT(addr)                     ((void)(addr))
-#define LIOCOMMIT()                       LICOMMIT()
-#define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
-#define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
-#define LIOSYNC(addr)                     ((void)(addr), rma_bsp_sync())
-#define LIOBARRIER()                      LIBARRIER()
+#define LIREGISTER(addr, len)  (rma_seq_register(), bsp_push_reg((addr), (bsp_size_t)(len)))
+#define LIDEREGISTER(addr)     (rma_seq_deregister(), bsp_pop_reg(addr))
 
 /* ======================================================================= */
 #elif defined(RMA_PUB)
@@ -144,10 +132,9 @@ typedef struct rma_pub_state {
     int argc;
     char **argv;
     int status;         /* process 0's return value of main */
-    int synced;         /* the last collective call was LISYNC */
 } rma_pub_state_t;
 
-__attribute__((weak)) _Thread_local rma_pub_state_t rma_pub_st;
+__attribute__((weak)) RMA_TLS rma_pub_state_t rma_pub_st;
 
 /* the program's main, declared without a prototype: int main(void) and
  * int main(int, char **) are both accepted (it is called with argc, argv) */
@@ -169,7 +156,7 @@ static inline void rma_pub_spmd(pbsp bsp, void *arg)
 
 __attribute__((weak)) int main(int argc, char **argv)
 {
-    rma_pub_state_t a = { NULL, argc, argv, 0, 0 };
+    rma_pub_state_t a = { NULL, argc, argv, 0 };
     pub_exec(pub_maxprocs(), rma_pub_spmd, &a);
     return a.status;
 }
@@ -183,48 +170,34 @@ static inline void rma_pub_begin(int P)
                   bsp_nprocs(rma_pub_st.bsp), P, bsp_nprocs(rma_pub_st.bsp));
 }
 
-#define LIBEGIN(P)      rma_pub_begin((int)(P))
+#define LIBEGIN(P)      (rma_pub_begin((int)(P)), rma_seq_reset())
 #define LIEND()         ((void)0)
 #define LINPROCS()      bsp_nprocs(rma_pub_st.bsp)
 #define LIPID()         bsp_pid(rma_pub_st.bsp)
 #define LITIME()        bsp_time()
 #define LIABORT(...)    bsp_abort("LIABORT: " __VA_ARGS__)
 
-/* LISYNC and LIBARRIER as in the BSPlib mapping */
-static inline void rma_pub_sync(void) { bsp_sync(rma_pub_st.bsp); rma_pub_st.synced = 1; }
-static inline void rma_pub_barrier(void)
+static inline void rma_lib_sync(const char *prim) { (void)prim; bsp_sync(rma_pub_st.bsp); }
+static inline void rma_lib_misuse(const char *prim, unsigned long ops)
 {
-    if (!rma_pub_st.synced)
-        bsp_sync(rma_pub_st.bsp);
-    rma_pub_st.synced = 0;
+    bsp_abort("rma: %s: %lu puts and gets since the last LISYNC are not complete: call LISYNC() "
+              "before LIBARRIER()\n", prim, ops);
 }
 
-#define LIREGISTER(addr, len) \
-    (rma_pub_st.synced = 0, bsp_push_reg(rma_pub_st.bsp, (addr), (size_t)(len)))
-#define LIINIT()               ((void)0)
-#define LICOMMIT()             (rma_pub_st.synced = 0, bsp_sync(rma_pub_st.bsp))
-#define LIDEREGISTER(addr)     (rma_pub_st.synced = 0, bsp_pop_reg(rma_pub_st.bsp, (addr)))
-#define LISYNC()               rma_pub_sync()
-#define LIBARRIER()            rma_pub_barrier()
 #ifdef RMA_BSP_BUFFERED
-# define LIPUT(dpid, src, dst, off, len) \
-    bsp_put(rma_pub_st.bsp, (int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
-# define LIGET(spid, src, off, dst, len) \
-    bsp_get(rma_pub_st.bsp, (int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
+# define LIPUT(dpid, src, dst, off, len) (rma_seq.ops++, \
+    bsp_put(rma_pub_st.bsp, (int)(dpid), (src), (dst), (size_t)(off), (size_t)(len)))
+# define LIGET(spid, src, off, dst, len) (rma_seq.ops++, \
+    bsp_get(rma_pub_st.bsp, (int)(spid), (src), (size_t)(off), (dst), (size_t)(len)))
 #else
-# define LIPUT(dpid, src, dst, off, len) \
-    bsp_hpput(rma_pub_st.bsp, (int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
-# define LIGET(spid, src, off, dst, len) \
-    bsp_hpget(rma_pub_st.bsp, (int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
+# define LIPUT(dpid, src, dst, off, len) (rma_seq.ops++, \
+    bsp_hpput(rma_pub_st.bsp, (int)(dpid), (src), (dst), (size_t)(off), (size_t)(len)))
+# define LIGET(spid, src, off, dst, len) (rma_seq.ops++, \
+    bsp_hpget(rma_pub_st.bsp, (int)(spid), (src), (size_t)(off), (dst), (size_t)(len)))
 #endif
-
-#define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
-#define LIOINIT(addr)                     ((void)(addr))
-#define LIOCOMMIT()                       LICOMMIT()
-#define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
-#define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
-#define LIOSYNC(addr)                     ((void)(addr), rma_pub_sync())
-#define LIOBARRIER()                      LIBARRIER()
+#define LIREGISTER(addr, len) \
+    (rma_seq_register(), bsp_push_reg(rma_pub_st.bsp, (addr), (size_t)(len)))
+#define LIDEREGISTER(addr)     (rma_seq_deregister(), bsp_pop_reg(rma_pub_st.bsp, (addr)))
 
 /* ======================================================================= */
 #elif defined(RMA_LPF)
@@ -261,10 +234,9 @@ typedef struct rma_lpf_state {
     size_t regcap, msgcap;      /* capacities asked for */
     size_t msgs, msgs_hw, loc_hw;
     int last;
-    int synced;                 /* the last collective call was LISYNC */
 } rma_lpf_state_t;
 
-__attribute__((weak)) _Thread_local rma_lpf_state_t rma_lpf_st;
+__attribute__((weak)) RMA_TLS rma_lpf_state_t rma_lpf_st;
 /* process 0's arguments, set by main() before lpf_exec */
 __attribute__((weak)) int rma_lpf_argc;
 __attribute__((weak)) char **rma_lpf_argv;
@@ -322,19 +294,6 @@ static inline void rma_lpf_sync(const char *prim)
     rma_lpf_st.nloc = 0;
     rma_lpf_st.msgs = 0;
     rma_lpf_resize();
-}
-
-static inline void rma_lpf_lisync(void)
-{
-    rma_lpf_sync("LISYNC");
-    rma_lpf_st.synced = 1;
-}
-
-static inline void rma_lpf_barrier(void)
-{
-    if (!rma_lpf_st.synced)
-        rma_lpf_sync("LIBARRIER");
-    rma_lpf_st.synced = 0;
 }
 
 static inline void rma_lpf_spmd(lpf_t ctx, lpf_pid_t pid, lpf_pid_t nprocs, lpf_args_t args)
@@ -502,31 +461,26 @@ static inline void rma_lpf_get(int spid, const void *src, size_t off, void *dst,
                     len, off, src, spid);
 }
 
-#define LIBEGIN(P)      rma_lpf_begin((int)(P))
+#define LIBEGIN(P)      (rma_lpf_begin((int)(P)), rma_seq_reset())
 #define LIEND()         ((void)0)
 #define LINPROCS()      rma_lpf_st.nprocs
 #define LIPID()         rma_lpf_st.pid
 #define LITIME()        rma_lpf_time()
 #define LIABORT(...)    rma_lpf_die("LIABORT", "" __VA_ARGS__)
 
-#define LIREGISTER(addr, len)  (rma_lpf_st.synced = 0, rma_lpf_register((addr), (size_t)(len)))
-#define LIINIT()               ((void)0)
-#define LICOMMIT()             (rma_lpf_st.synced = 0, rma_lpf_sync("LICOMMIT"))
-#define LIDEREGISTER(addr)     (rma_lpf_st.synced = 0, rma_lpf_deregister(addr))
-#define LIPUT(dpid, src, dst, off, len) \
-    rma_lpf_put((int)(dpid), (src), (dst), (size_t)(off), (size_t)(len))
-#define LIGET(spid, src, off, dst, len) \
-    rma_lpf_get((int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
-#define LISYNC()               rma_lpf_lisync()
-#define LIBARRIER()            rma_lpf_barrier()
+static inline void rma_lib_sync(const char *prim) { rma_lpf_sync(prim); }
+static inline void rma_lib_misuse(const char *prim, unsigned long ops)
+{
+    rma_lpf_die(prim, "%lu puts and gets since the last LISYNC are not complete: call LISYNC() "
+                "before LIBARRIER()", ops);
+}
 
-#define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
-#define LIOINIT(addr)                     ((void)(addr))
-#define LIOCOMMIT()                       LICOMMIT()
-#define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
-#define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
-#define LIOSYNC(addr)                     ((void)(addr), rma_lpf_lisync())
-#define LIOBARRIER()                      LIBARRIER()
+#define LIREGISTER(addr, len)  (rma_seq_register(), rma_lpf_register((addr), (size_t)(len)))
+#define LIDEREGISTER(addr)     (rma_seq_deregister(), rma_lpf_deregister(addr))
+#define LIPUT(dpid, src, dst, off, len) (rma_seq.ops++, \
+    rma_lpf_put((int)(dpid), (src), (dst), (size_t)(off), (size_t)(len)))
+#define LIGET(spid, src, off, dst, len) (rma_seq.ops++, \
+    rma_lpf_get((int)(spid), (src), (size_t)(off), (dst), (size_t)(len)))
 
 /* ======================================================================= */
 #elif defined(RMA_MPI)
@@ -785,10 +739,15 @@ static inline void rma_mpi_osync(const void *addr)
     rma_mpi_st.synced = 1;
 }
 
-static inline void rma_mpi_barrier(void)
+static inline void rma_mpi_barrier(const char *prim)
 {
-    if (!rma_mpi_st.synced)
+    if (!rma_mpi_st.synced) {
+        for (int i = 0; i < rma_mpi_st.n; i++)
+            if (rma_mpi_st.w[i].used)
+                rma_mpi_die(prim, "puts or gets since the last LISYNC are not complete (window "
+                            "of %p): call LISYNC() before LIBARRIER()", rma_mpi_st.w[i].addr);
         MPI_Barrier(MPI_COMM_WORLD);
+    }
     rma_mpi_st.synced = 0;
 }
 
@@ -821,7 +780,7 @@ static inline void rma_mpi_end(void)
 #define LIGET(spid, src, off, dst, len) \
     rma_mpi_get((int)(spid), (src), (size_t)(off), (dst), (size_t)(len))
 #define LISYNC()               rma_mpi_sync()
-#define LIBARRIER()            rma_mpi_barrier()
+#define LIBARRIER()            rma_mpi_barrier("LIBARRIER")
 
 #define LIOREGISTER(addr, len)            rma_mpi_register((addr), (size_t)(len))
 #define LIOINIT(addr)                     rma_mpi_open(addr)
@@ -829,8 +788,70 @@ static inline void rma_mpi_end(void)
 #define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
 #define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
 #define LIOSYNC(addr)                     rma_mpi_osync(addr)
-#define LIOBARRIER()                      rma_mpi_barrier()
+#define LIOBARRIER()                      rma_mpi_barrier("LIOBARRIER")
 
 #endif /* mapping */
+
+/* ======================================================================= */
+#if !defined(RMA_MPI)
+/* BSPlib, PUB and LPF: one sync covers every area. Which calls sync
+ * follows from the sequence of collective calls alone (so every process
+ * agrees): LIINIT or LICOMMIT after registrations is the sync that makes
+ * them active (the second of the two is then free); LISYNC is the sync
+ * that ends the superstep (the data are in place, sources free, as after
+ * MPI's fence); LIBARRIER right after it is free, on its own it is a sync,
+ * and one with puts or gets outstanding since the last LISYNC is a misuse
+ * (on MPI a barrier would not complete them). */
+typedef struct rma_seq {
+    int synced;             /* the last collective call was a LISYNC */
+    int pending;            /* registrations not yet active */
+    unsigned long ops;      /* puts and gets since the last sync */
+} rma_seq_t;
+
+__attribute__((weak)) RMA_TLS rma_seq_t rma_seq;
+
+static inline void rma_seq_reset(void) { memset(&rma_seq, 0, sizeof rma_seq); }
+static inline void rma_seq_register(void) { rma_seq.synced = 0; rma_seq.pending = 1; }
+static inline void rma_seq_deregister(void) { rma_seq.synced = 0; }
+static inline void rma_seq_commit(const char *prim)
+{
+    if (rma_seq.pending) {
+        rma_lib_sync(prim);
+        rma_seq.pending = 0;
+        rma_seq.ops = 0;
+    }
+    rma_seq.synced = 0;
+}
+static inline void rma_seq_sync(const char *prim)
+{
+    rma_lib_sync(prim);
+    rma_seq.pending = 0;
+    rma_seq.ops = 0;
+    rma_seq.synced = 1;
+}
+static inline void rma_seq_barrier(const char *prim)
+{
+    if (!rma_seq.synced) {
+        if (rma_seq.ops)
+            rma_lib_misuse(prim, rma_seq.ops);
+        rma_lib_sync(prim);
+        rma_seq.pending = 0;
+    }
+    rma_seq.synced = 0;
+}
+
+#define LIINIT()        rma_seq_commit("LIINIT")
+#define LICOMMIT()      rma_seq_commit("LICOMMIT")
+#define LISYNC()        rma_seq_sync("LISYNC")
+#define LIBARRIER()     rma_seq_barrier("LIBARRIER")
+/* labeled windows: the same calls; LIOSYNC(addr) completes every area */
+#define LIOREGISTER(addr, len)            LIREGISTER(addr, len)
+#define LIOINIT(addr)                     ((void)(addr), rma_seq_commit("LIOINIT"))
+#define LIOCOMMIT()                       rma_seq_commit("LIOCOMMIT")
+#define LIOPUT(dpid, src, dst, off, len)  LIPUT(dpid, src, dst, off, len)
+#define LIOGET(spid, src, off, dst, len)  LIGET(spid, src, off, dst, len)
+#define LIOSYNC(addr)                     ((void)(addr), rma_seq_sync("LIOSYNC"))
+#define LIOBARRIER()                      rma_seq_barrier("LIOBARRIER")
+#endif
 
 #endif /* SUPERSTEP_RMA_H */
