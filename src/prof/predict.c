@@ -24,47 +24,64 @@ struct machine_rows {
     size_t n;
 };
 
+/* the rows of a parameter file; a line that is not a valid row (values
+ * out of range, machine_params.h) is an error naming the file and line */
 static int load_rows(const char *path, struct machine_rows *mr, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return pf_errf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-    char line[512];
-    size_t cap = 0;
+    char why[256], line[SSTEP_PARAM_LINE_MAX];
+    size_t len = 0, pos = 0, cap = 0;
+    int eno;
     mr->rows = NULL;
     mr->n = 0;
-    while (fgets(line, sizeof line, f)) {
+    char *buf = sstep_param_slurp(path, &len, &eno, why, sizeof why);
+    if (!buf) return pf_errf(err, errlen, "cannot read %s: %s", path, why);
+    unsigned lineno = 0;
+    while (sstep_param_line(buf, len, &pos, line)) {
+        ++lineno;
         struct sstep_param_row r;
-        if (!sstep_param_parse(line, &r)) continue;
+        int rc = sstep_param_check(line, &r, why, sizeof why);
+        if (rc < 0) {
+            free(buf);
+            free(mr->rows);
+            mr->rows = NULL;
+            return pf_errf(err, errlen, "%s, line %u: %s", path, lineno, why);
+        }
+        if (rc == 0) continue;
         if (mr->n == cap) {
             cap = cap ? 2 * cap : 16;
             struct sstep_param_row *n = realloc(mr->rows, cap * sizeof *n);
-            if (!n) { fclose(f); return pf_errf(err, errlen, "out of memory"); }
+            if (!n) { free(buf); return pf_errf(err, errlen, "out of memory"); }
             mr->rows = n;
         }
         mr->rows[mr->n++] = r;
     }
-    fclose(f);
+    free(buf);
     mr->n = sstep_param_normalize(mr->rows, mr->n);
     return 0;
 }
 
-/* "# r ENGINE P FLOPS" lines: the smallest p >= P, else the largest */
+/* "# r ENGINE P FLOPS" lines: the smallest p >= P, else the largest (values
+ * outside sstep_param_r_ok are ignored) */
 double pf_file_r(const char *path, const char *engine, unsigned P)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    char line[512];
+    char why[256], line[SSTEP_PARAM_LINE_MAX];
+    size_t len = 0, pos = 0;
+    int eno;
+    char *buf = sstep_param_slurp(path, &len, &eno, why, sizeof why);
+    if (!buf) return 0;
     double best = 0, largest = 0;
     unsigned bestp = UINT32_MAX, largestp = 0;
-    while (fgets(line, sizeof line, f)) {
+    while (sstep_param_line(buf, len, &pos, line)) {
         char eng[32];
         unsigned p;
         double r;
-        if (sscanf(line, " # r %31s %u %lf", eng, &p, &r) != 3 || strcmp(eng, engine) || !(r > 0)) continue;
+        if (sscanf(line, " # r %31s %u %lf", eng, &p, &r) != 3 || strcmp(eng, engine)
+                || !sstep_param_r_ok(r))
+            continue;
         if (p >= P && p <= bestp) { best = r; bestp = p; }
         if (p >= largestp) { largest = r; largestp = p; }
     }
-    fclose(f);
+    free(buf);
     return best > 0 ? best : largest;
 }
 
@@ -130,15 +147,28 @@ void pf_predict(FILE *f, const struct pf_run *R, const struct pf_machine *M)
         fprintf(f, "at %u processes: each keeps its recorded work and h-relations (--procs)\n",
                 M->procs);
     double tot = 0, meas = 0;
+    size_t bad = 0;
     for (size_t i = 0; i < R->nsec; ++i) {
         const struct pf_section *S = &R->sec[i];
         if (!S->top) continue;
         double p = pf_predict_section(S, M);
-        tot += p;
         meas += S->total;
+        if (!isfinite(p) || p < 0) {
+            /* never a nan or inf as a prediction */
+            ++bad;
+            fprintf(f, "  section %s (%u processes, %zu supersteps): no prediction (the "
+                    "machine's parameters give no finite time), measured here %s\n", S->key,
+                    S->P, S->nsteps, pf_fmt_time(b, sizeof b, S->total));
+            continue;
+        }
+        tot += p;
         fprintf(f, "  section %s (%u processes, %zu supersteps): predicted %s, measured here %s%s\n",
                 S->key, S->P, S->nsteps, pf_fmt_time(a, sizeof a, p), pf_fmt_time(b, sizeof b, S->total),
                 S->r > 0 ? "" : " (no r recorded: computation kept as measured)");
     }
-    fprintf(f, "total: predicted %.9g s, measured here %.9g s\n", tot, meas);
+    if (bad)
+        fprintf(f, "total: no prediction (%zu section%s without one), measured here %.9g s\n",
+                bad, bad == 1 ? "" : "s", meas);
+    else
+        fprintf(f, "total: predicted %.9g s, measured here %.9g s\n", tot, meas);
 }

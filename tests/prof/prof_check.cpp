@@ -477,6 +477,26 @@ TEST(Synthetic, AnalysisAndPrediction)
     // bad arguments
     EXPECT_EQ(run(env("PROF_BSPPROF") + " --predict g=1 " + dir + " 2>/dev/null"), 2);
     EXPECT_NE(run(env("PROF_BSPPROF") + " " + dir + "/nonexistent 2>/dev/null"), 0);
+    // never a nan or inf: values out of range are refused with the file and
+    // line, and so are a device and non-finite --predict values
+    std::ofstream(dir + "/params_bad.txt") << "# r pthread 2 1e-308\npthread 2 8 1e308 1e-6\n"
+                                              "pthread 2 1024 1e-9 2e-6\n";
+    EXPECT_NE(run(env("PROF_BSPPROF") + " --machine " + dir + "/params_bad.txt " + dir + " > " + out +
+                  " 2>&1"), 0);
+    txt = slurp(out);
+    EXPECT_NE(txt.find("params_bad.txt, line 2: g = 1e+308 s/byte is outside"), std::string::npos) << txt;
+    EXPECT_EQ(txt.find("nan"), std::string::npos) << txt;
+    EXPECT_NE(run(env("PROF_BSPPROF") + " --machine /dev/zero " + dir + " > " + out + " 2>&1"), 0);
+    EXPECT_NE(slurp(out).find("not a regular file"), std::string::npos) << slurp(out);
+    for (const char *bad : { "g=inf,l=1e-6", "g=1e-9,l=nan", "g=1e-9,l=1e-6,r=inf", "g=,l=1" })
+        EXPECT_EQ(run(env("PROF_BSPPROF") + " --predict " + bad + " " + dir + " 2>/dev/null"), 2) << bad;
+    // a tiny r is ignored, not a prediction of inf
+    std::ofstream(dir + "/params_r.txt") << "# r pthread 2 1e-308\npthread 2 8 2e-9 4e-6\n";
+    ASSERT_EQ(run(env("PROF_BSPPROF") + " --machine " + dir + "/params_r.txt " + dir + " > " + out), 0);
+    txt = slurp(out);
+    EXPECT_NE(txt.find("total: predicted "), std::string::npos) << txt;
+    EXPECT_EQ(txt.find("inf"), std::string::npos) << txt;
+    EXPECT_EQ(txt.find("nan"), std::string::npos) << txt;
     pf_free(&R);
     run("rm -rf " + dir);
 }

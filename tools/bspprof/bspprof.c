@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include "prof_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,10 @@ static int parse_predict(const char *s, struct pf_machine *M)
         *eq = '\0';
         char *end;
         double v = strtod(eq + 1, &end);
-        if (*end || !(v >= 0)) { free(copy); return -1; }
+        if (*end || end == eq + 1 || !isfinite(v) || !(v >= 0) || v > 1e30) {
+            free(copy);
+            return -1;
+        }
         if (!strcmp(tok, "g")) { M->g = v; have_g = 1; }
         else if (!strcmp(tok, "l")) { M->l = v; have_l = 1; }
         else if (!strcmp(tok, "r")) M->r = v;
