@@ -688,7 +688,10 @@ size_t sstep_remote_size(lpf_t c, lpf_pid_t pid, lpf_memslot_t slot)
 void sstep_layer_step(lpf_t c)
 {
     struct sstep_ctx *ctx = ctx_of(c, "layer_step");
-    if (ctx->layer_steps < ctx->superstep) ctx->layer_steps++;
+    if (ctx->layer_steps < ctx->superstep) {
+        ctx->layer_steps++;
+        if (ctx->prof) sstep_prof_layer_step(ctx);
+    }
 }
 
 void sstep_set_names(lpf_t c, const char *put_name, const char *get_name)

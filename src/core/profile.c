@@ -31,6 +31,7 @@
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ struct prof_step {
     uint16_t site;
     uint8_t origin;
     int8_t rc;
+    uint8_t own;              /* a sync the layer made for itself (sstep_prof_layer_step) */
     uint32_t ph_tag, ph_lo, ph_n; /* SSTEP_PROF_TAG / _ZERO: the phase */
     uint32_t ph_pids;         /* ... its processes: an index into sstep_prof.sets */
     uint64_t ph_es, ph_er;
@@ -85,6 +87,7 @@ struct sstep_prof {
     char **sets;              /* the process sets of phases, as text ("0-3,6") */
     uint32_t nsets;
     int skip;                 /* this superstep is not recorded */
+    int recorded;             /* the last sync was recorded (steps[n - 1]) */
     unsigned nchild;          /* sections this process started */
     int top;                  /* a top-level section */
     char key[PROF_KEY];
@@ -99,6 +102,7 @@ struct sstep_prof {
 static struct {
     pthread_once_t once;
     int on;
+    unsigned cores;           /* CPUs this OS process may run on, at the start */
     char dir[2048];
     char run[128];
     pthread_mutex_t lock;     /* the registry of top-level sections below */
@@ -110,7 +114,7 @@ static struct {
     int cur_open;
     char cur_key[PROF_KEY];
     _Atomic int reporter;     /* this OS process wrote pid 0 of a top-level part */
-} S = { PTHREAD_ONCE_INIT, 0, "", "", PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, 0, 0, "", 0 };
+} S = { PTHREAD_ONCE_INIT, 0, 0, "", "", PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, 0, 0, "", 0 };
 
 static _Thread_local struct sstep_ctx *tls_parent;
 static _Thread_local int tls_in_exec;
@@ -175,6 +179,12 @@ static void prof_init(void)
                 (unsigned long long)(clock_ns(CLOCK_REALTIME) / 1000000u));
     }
     sanitize(S.run);
+    /* the cores, before any section pins a thread: the report says when a
+     * section's processes on this host outnumbered them */
+    cpu_set_t cs;
+    CPU_ZERO(&cs);
+    if (!sched_getaffinity(0, sizeof cs, &cs) && CPU_COUNT(&cs) > 0) S.cores = (unsigned)CPU_COUNT(&cs);
+    else if (sysconf(_SC_NPROCESSORS_ONLN) > 0) S.cores = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
     S.on = 1;
     atexit(at_exit_report);
 }
@@ -327,6 +337,7 @@ void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site)
     struct prof_step *s = &pf->steps[pf->n];
     s->t0 = t - pf->start_mono;
     s->ph_n = 0;
+    s->own = 0;
     if (SSTEP_UNLIKELY(pf->ph_set)) {
         pf->ph_set = 0;
         origin = pf->ph_origin;
@@ -383,13 +394,21 @@ void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site)
     pf->np += np;
 }
 
+void sstep_prof_layer_step(struct sstep_ctx *ctx)
+{
+    struct sstep_prof *pf = ctx->prof;
+    if (pf && pf->recorded && pf->n) pf->steps[pf->n - 1].own = 1;
+}
+
 void sstep_prof_sync_end(struct sstep_ctx *ctx, lpf_err_t rc)
 {
     struct sstep_prof *pf = ctx->prof;
     if (SSTEP_UNLIKELY(pf->skip)) {
         pf->skip = 0;
+        pf->recorded = 0;
         return;
     }
+    pf->recorded = 1;
     struct prof_step *s = &pf->steps[pf->n++];
     s->t1 = now_ns() - pf->start_mono;
     s->msgs_in = (uint32_t)ctx->inbox.n;
@@ -523,12 +542,12 @@ static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t en
     sanitize(host);
     const char *engine = ctx->engine && ctx->engine->name ? ctx->engine->name : "?";
     fprintf(f, "%s %d\nrun %s\nsection %s\nparent %s %d\nprocs %u\npid %u\nengine %s\nhost %s\n"
-            "ospid %ld\nstart %llu %llu\nend %llu\nlost %zu\nr %.17g\n",
+            "ospid %ld\nstart %llu %llu\nend %llu\nlost %zu\nr %.17g\ncores %u\n",
             SSTEP_PROF_MAGIC, SSTEP_PROF_VERSION, S.run, pf->key, pf->parent,
             pf->parent_pid == LPF_MAX_P ? -1 : (int)pf->parent_pid, ctx->nprocs, ctx->pid,
             engine, host, (long)getpid(), (unsigned long long)pf->start_mono,
             (unsigned long long)pf->start_real, (unsigned long long)end, pf->lost,
-            saved_r(engine, ctx->nprocs));
+            saved_r(engine, ctx->nprocs), S.cores);
     /* g and l as lpf_probe returns them for this section, on a grid of
      * message sizes (the report interpolates in 1/m, as the lookup does) */
     lpf_machine_t m;
@@ -559,6 +578,7 @@ static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t en
                 s->reqs[SSTEP_PUT], (unsigned long long)s->bytes[SSTEP_PUT],
                 s->reqs[SSTEP_GET], (unsigned long long)s->bytes[SSTEP_GET],
                 s->reqs[SSTEP_MSG], (unsigned long long)s->bytes[SSTEP_MSG], s->msgs_in, s->npeer);
+        if (s->own) fputs("own\n", f);   /* a sync the layer made for itself */
         if (s->ph_n)   /* tag (UINT32_MAX: none), first pid, n, expected counts, pids */
             fprintf(f, "x %u %u %u %llu %llu %s\n", s->ph_tag, s->ph_lo, s->ph_n,
                     (unsigned long long)s->ph_es, (unsigned long long)s->ph_er,

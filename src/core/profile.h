@@ -47,6 +47,11 @@ SSTEP_HIDDEN void sstep_prof_exec_leave(void);
 /* around the exchange of a superstep (ctx->prof != NULL) */
 SSTEP_HIDDEN void sstep_prof_sync_begin(struct sstep_ctx *ctx, int origin, const void *site);
 SSTEP_HIDDEN void sstep_prof_sync_end(struct sstep_ctx *ctx, lpf_err_t rc);
+/* the sync just recorded was one a layer made for itself (sstep_layer_step:
+ * bsp_begin's, pub_exec's, BSPlib's registration sync): the part marks it
+ * with an "own" line, and the report numbers the program's supersteps
+ * without it, as checked mode does */
+SSTEP_HIDDEN void sstep_prof_layer_step(struct sstep_ctx *ctx);
 
 /* LPF's extensions (src/ext): the next superstep recorded is a tagged or
  * zero-cost sync (origin SSTEP_PROF_TAG / _ZERO) called from `site`, of tag

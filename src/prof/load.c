@@ -7,7 +7,12 @@
  *   comm             = the shortest sync of all processes (the last to
  *                      arrive hardly waits: its sync is the exchange)
  *   waiting of s     = its sync - comm
- *   time             = last exit of sync k - last exit of sync k-1
+ *   time             = max over s of (its exit of sync k - its exit of sync
+ *                      k-1, or its start), each on its own clock: at least
+ *                      the longest computation plus the shortest sync
+ *   own syncs        = syncs a layer made for itself ("own" lines): before
+ *                      the first of the program's, they are the start-up;
+ *                      the program's supersteps are numbered without them
  *   h                = max over s of max(bytes sent, bytes received), where
  *                      s sends its puts and messages and the data others get
  *                      from it, and receives the rest
@@ -91,6 +96,7 @@ static int parse_part(const char *path, struct pf_part *p, char *err, size_t err
             s->msgs_in = mi;
             s->npeer = np;
             s->ph_n = 0;
+            s->own = 0;
             s->peer_first = p->npeers;
             p->nsteps++;
         } else if (line[0] == 'p' && line[1] == ' ') {
@@ -121,6 +127,10 @@ static int parse_part(const char *path, struct pf_part *p, char *err, size_t err
                 else if (strlen(pids) < sizeof s->ph_pids) snprintf(s->ph_pids, sizeof s->ph_pids, "%s", pids);
                 else snprintf(s->ph_pids, sizeof s->ph_pids, "%.*s...", (int)sizeof s->ph_pids - 4, pids);
             }
+        } else if (!strcmp(line, "own") && p->nsteps) {
+            p->steps[p->nsteps - 1].own = 1;
+        } else if (!strncmp(line, "cores ", 6)) {
+            p->cores = (unsigned)strtoul(line + 6, NULL, 10);
         } else if (!strncmp(line, "gl ", 3)) {
             if (ngl < SSTEP_PROF_GL_POINTS
                     && sscanf(line + 3, "%lf %lf %lf", &p->gl_m[ngl], &p->gl_g[ngl], &p->gl_l[ngl]) == 3)
@@ -273,9 +283,10 @@ static int analyze_section(struct pf_section *S)
     uint64_t *sent = calloc(P, sizeof *sent), *recv = calloc(P, sizeof *recv);
     if (!S->st || !sent || !recv) { free(sent); free(recv); return -1; }
     double prev_end = S->start;
+    size_t user = 0;
     for (size_t k = 0; k < S->nsteps; ++k) {
         struct pf_sstep *x = &S->st[k];
-        double cmax = 0, csum = 0, smin = INFINITY, emax = -INFINITY;
+        double cmax = 0, csum = 0, smin = INFINITY, emax = -INFINITY, span = 0;
         uint64_t bytes = 0, reqs = 0;
         memset(sent, 0, P * sizeof *sent);
         memset(recv, 0, P * sizeof *recv);
@@ -287,6 +298,9 @@ static int analyze_section(struct pf_section *S)
             double comp = p->start + t->t0 - from;
             if (comp < 0) comp = 0;
             double sync = t->t1 - t->t0;
+            /* this process's time in the superstep, on its own clock */
+            double own = p->start + t->t1 - from;
+            if (own > span) span = own;
             if (comp > cmax) cmax = comp;
             csum += comp;
             if (sync < smin) smin = sync;
@@ -307,9 +321,18 @@ static int analyze_section(struct pf_section *S)
         }
         x->begin = prev_end;
         x->end = emax;
-        x->time = emax - prev_end;
-        if (x->time < 0) x->time = 0;
+        x->time = span;
         prev_end = emax;
+        /* the program's numbering: a layer's own syncs left out */
+        x->own = S->ref->steps[k].own;
+        x->startup = x->own && user == 0;
+        x->ustep = x->own ? (user ? user - 1 : 0) : user++;
+        if (x->startup && k == S->nstart) {
+            S->nstart = k + 1;
+            S->startup += x->time;
+        } else {
+            S->steps_time += x->time;
+        }
         x->comp_max = cmax;
         x->comp_mean = csum / S->present;
         x->imbalance = x->comp_mean > 0 ? cmax / x->comp_mean : 1.0;
@@ -332,23 +355,26 @@ static int analyze_section(struct pf_section *S)
         int best = 0;
         for (int j = 1; j < 4; ++j)
             if (c[j] > c[best]) best = j;
-        /* imbalance wins a near tie with computation: at p = 2, one process
-         * doing all the work (imbalance 2.00) splits the time evenly between
-         * the two, and balancing is what helps */
-        if (best == 0 && c[1] > 0 && c[1] >= PF_IMBALANCE_TIE * c[0]) best = 1;
+        /* where computing outweighs the exchange, the imbalance is the
+         * cause once the processes idle a fifth of the slowest one's
+         * computation: a 2:1 split at p = 2 (max / mean 1.33) is one, though
+         * the mean computation is the larger part */
+        if (best <= 1) best = x->imbalance >= PF_IMBALANCE_MIN ? 1 : 0;
         x->cause = names[best];
         /* an exchange far above the model: not the h-relation's fault */
         if (best >= 2 && exch > 4 * x->pred_comm) x->cause = "slow sync";
         S->pred += cmax + x->pred_comm;
     }
+    S->nuser = user;
     double tail = S->end - prev_end;
     if (tail > 0) S->pred += tail;
-    /* shares over all processes */
+    /* shares over all processes, after the start-up (shown apart) */
     for (unsigned s = 0; s < P; ++s) {
         const struct pf_part *p = S->part[s];
         if (!p) continue;
-        double life = p->end - p->start, sync = 0, wait = 0;
-        for (size_t k = 0; k < p->nsteps; ++k) {
+        const double from = S->nstart ? p->steps[S->nstart - 1].t1 : 0;
+        double life = p->end - p->start - from, sync = 0, wait = 0;
+        for (size_t k = S->nstart; k < p->nsteps; ++k) {
             double d = p->steps[k].t1 - p->steps[k].t0;
             sync += d;
             if (k < S->nsteps) wait += d - S->st[k].comm;

@@ -23,11 +23,13 @@ extern "C" {
 
 #define SSTEP_PROF_MAGIC "superstep-profile"
 #define SSTEP_PROF_VERSION 1
-#define SSTEP_PROF_GL_POINTS 25
-/* the cause of a superstep is "imbalance" rather than "computation" when
- * the slowest process's excess is at least this share of the mean
- * computation (max/mean >= 1.9) */
-#define PF_IMBALANCE_TIE 0.9   /* g, l sampled at m = 1, 2, 4, ..., 2^24 bytes */
+#define SSTEP_PROF_GL_POINTS 25   /* g, l sampled at m = 1, 2, 4, ..., 2^24 bytes */
+/* The cause of a superstep whose computation outweighs its exchange is
+ * "imbalance" rather than "computation" when max / mean computation is at
+ * least this: the processes then idle at least 20% of the slowest one's
+ * computation (1 - mean / max), which balancing would save. A 2:1 split at
+ * p = 2 is 1.33. */
+#define PF_IMBALANCE_MIN 1.25
 
 /* The end-of-run report of the library: merge the parts of `run` in dir,
  * write summary.txt, trace.json and report.html there and print the
@@ -43,6 +45,7 @@ struct pf_step {
     uint32_t reqs[3];
     uint32_t msgs_in;
     int origin, site, rc;
+    int own;                 /* a sync a layer made for itself ("own" line) */
     size_t peer_first;
     uint32_t npeer;
     /* a tagged or zero-cost sync ("x" line; ph_n == 0: none): its tag
@@ -79,6 +82,7 @@ struct pf_part {
     uint64_t start_mono, start_real, end_ns;
     size_t lost;
     double r;
+    unsigned cores;          /* CPUs the OS process could use (0: not recorded) */
     double gl_m[SSTEP_PROF_GL_POINTS], gl_g[SSTEP_PROF_GL_POINTS], gl_l[SSTEP_PROF_GL_POINTS];
     struct pf_site *sites;
     unsigned nsites;
@@ -92,7 +96,9 @@ struct pf_part {
 /* one superstep of a section, merged over its processes */
 struct pf_sstep {
     double begin, end;       /* end of the previous sync (or the start) .. last process out */
-    double time;             /* end - begin */
+    double time;             /* the longest any process spent in it: from its leaving
+                                the previous sync (or its start) to its leaving this
+                                one, on its own clock; >= comp_max + comm */
     double comp_max, comp_mean, comm;   /* comm: the shortest sync of the processes */
     double imbalance;        /* comp_max / comp_mean (1 when both are 0) */
     uint64_t h;              /* max over processes of bytes sent or received */
@@ -101,6 +107,11 @@ struct pf_sstep {
     double g, l, pred_comm;  /* recorded g(m), l(m); g·h + l */
     const char *layer;
     const char *cause;
+    int own;                 /* a sync a layer made for itself */
+    int startup;             /* ... before the program's first superstep (bsp_begin's) */
+    size_t ustep;            /* the program's superstep number, as checked mode counts
+                                (own syncs left out); an own sync: the superstep it
+                                follows */
 };
 
 struct pf_section {
@@ -112,6 +123,10 @@ struct pf_section {
     size_t nsteps;           /* supersteps every present process recorded */
     int unequal;             /* processes recorded different numbers */
     struct pf_sstep *st;
+    size_t nstart;           /* st[0 .. nstart-1]: the start-up (own syncs first) */
+    size_t nuser;            /* the program's supersteps (not own syncs) */
+    double startup;          /* time of the start-up supersteps */
+    double steps_time;       /* sum of the times of the supersteps after the start-up */
     double start, end, total;
     double comp, comm, wait, life;   /* summed over processes */
     double pred;             /* prediction with the recorded g, l */
@@ -144,6 +159,10 @@ SSTEP_PROF_API void pf_free(struct pf_run *R);
 /* Where a sync was called: "file.c:LINE" (the file's last component), else
  * "in FUNCTION", else the recorded symbol+offset. */
 SSTEP_PROF_API const char *pf_where(const struct pf_site *s, char *buf, size_t len);
+/* A superstep's number as the report prints it: the program's superstep as
+ * checked mode counts (own syncs left out), "start-up" for the library's
+ * syncs before the first, "N+" for a layer's own sync after superstep N. */
+SSTEP_PROF_API const char *pf_step_label(const struct pf_section *S, size_t k, char *buf, size_t len);
 SSTEP_PROF_API void pf_summary(FILE *f, const struct pf_run *R);
 SSTEP_PROF_API int pf_trace(FILE *f, const struct pf_run *R);
 SSTEP_PROF_API int pf_html(FILE *f, const struct pf_run *R);

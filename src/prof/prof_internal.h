@@ -17,15 +17,23 @@ SSTEP_PROF_API int pf_errf(char *err, size_t len, const char *fmt, ...)
 SSTEP_PROF_API const char *pf_fmt_time(char *buf, size_t len, double s);
 SSTEP_PROF_API const char *pf_fmt_bytes(char *buf, size_t len, double b);
 SSTEP_PROF_API double pf_pct(double a, double b);
-/* indices of the (up to) n most expensive supersteps, most expensive first */
+/* indices of the (up to) n most expensive supersteps after the start-up,
+ * most expensive first */
 SSTEP_PROF_API size_t pf_top_steps(const struct pf_section *S, size_t *idx, size_t n);
 SSTEP_PROF_API int pf_cmp_double(const void *a, const void *b);
-/* Supersteps by the call that ended them, for sections with Python call
- * sites (the package records file, line and function): up to n sites of
- * S->ref, most time first, into idx; their counts and times (sums over the
- * supersteps) into cnt and tim (S->ref->nsites entries). 0 when none. */
+/* Supersteps after the start-up by the call that ended them: a call site is
+ * a (file, line, function) triple, of C (resolved from the recorded
+ * address) or Python (the package records it); unresolved sites count by
+ * their recorded symbol+offset. Up to n sites of S->ref, most time first,
+ * into idx (each the first recorded site of its triple); their counts and
+ * times (sums of the supersteps' times) into cnt and tim (S->ref->nsites
+ * entries). 0 when none. */
+#define PF_SITES_SHOWN 12
 SSTEP_PROF_API size_t pf_site_totals(const struct pf_section *S, size_t *idx, size_t n,
         size_t *cnt, double *tim);
+/* "P processes on host H, which has C cores" (and how many more hosts)
+ * when a section's processes outnumbered the cores of a host; else NULL */
+SSTEP_PROF_API const char *pf_oversubscribed(const struct pf_section *S, char *buf, size_t len);
 /* the layer (user, bsplib, pub, coll) of a recorded sync */
 SSTEP_PROF_API const char *pf_step_layer(const struct pf_part *p, const struct pf_step *s);
 

@@ -43,22 +43,39 @@ SSTEP_PROF_API double pf_pct(double a, double b)
     return b > 0 ? 100.0 * a / b : 0;
 }
 
-/* indices of the (up to) n most expensive supersteps, most expensive first */
+SSTEP_PROF_API const char *pf_step_label(const struct pf_section *S, size_t k, char *buf, size_t len)
+{
+    const struct pf_sstep *x = &S->st[k];
+    if (x->startup) snprintf(buf, len, "start-up");
+    else if (x->own) snprintf(buf, len, "%zu+", x->ustep);
+    else snprintf(buf, len, "%zu", x->ustep);
+    return buf;
+}
+
+/* two recorded sites are one call site: the same file, line and function
+ * once resolved (C or Python), else the same recorded name */
+static int same_site(const struct pf_site *a, const struct pf_site *b)
+{
+    if (a->line > 0 || b->line > 0)
+        return a->line == b->line && !strcmp(a->file, b->file) && !strcmp(a->func, b->func);
+    return !strcmp(a->name, b->name) && !strcmp(a->layer, b->layer);
+}
+
 SSTEP_PROF_API size_t pf_site_totals(const struct pf_section *S, size_t *idx, size_t n,
         size_t *cnt, double *tim)
 {
     const struct pf_part *r = S->ref;
-    int py = 0;
-    for (unsigned i = 0; r && i < r->nsites; ++i)
-        if (!r->sites[i].vaddr && r->sites[i].line > 0) py = 1;
-    if (!py) return 0;
+    if (!r || !r->nsites) return 0;
+    /* each site counts under the first site of its (file, line, function) */
     for (unsigned i = 0; i < r->nsites; ++i) {
         cnt[i] = 0;
         tim[i] = 0;
     }
-    for (size_t k = 0; k < S->nsteps && k < r->nsteps; ++k) {
-        const int si = r->steps[k].site;
+    for (size_t k = S->nstart; k < S->nsteps && k < r->nsteps; ++k) {
+        int si = r->steps[k].site;
         if (si < 0 || (unsigned)si >= r->nsites) continue;
+        for (int j = 0; j < si; ++j)
+            if (same_site(&r->sites[j], &r->sites[si])) { si = j; break; }
         cnt[si]++;
         tim[si] += S->st[k].time;
     }
@@ -77,34 +94,72 @@ SSTEP_PROF_API size_t pf_site_totals(const struct pf_section *S, size_t *idx, si
     return m;
 }
 
+SSTEP_PROF_API const char *pf_oversubscribed(const struct pf_section *S, char *buf, size_t len)
+{
+    size_t nover = 0;
+    buf[0] = '\0';
+    for (unsigned s = 0; s < S->P; ++s) {
+        const struct pf_part *p = S->part[s];
+        if (!p) continue;
+        unsigned procs = 0, cores = 0, first = 1;
+        for (unsigned q = 0; q < S->P; ++q) {
+            const struct pf_part *o = S->part[q];
+            if (!o || strcmp(o->host, p->host)) continue;
+            if (q < s) first = 0;
+            procs++;
+            if (o->cores > cores) cores = o->cores;
+        }
+        if (!first || !cores || procs <= cores) continue;
+        if (nover++ == 0)
+            snprintf(buf, len, "%u processes on host %s, which has %u core%s", procs, p->host, cores,
+                    cores == 1 ? "" : "s");
+    }
+    if (nover > 1) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, " (and %zu more host%s)", nover - 1, nover == 2 ? "" : "s");
+    }
+    return nover ? buf : NULL;
+}
+
 static void site_table(FILE *f, const struct pf_section *S)
 {
     const struct pf_part *r = S->ref;
     if (!r || !r->nsites) return;
     size_t *cnt = calloc(r->nsites, sizeof *cnt);
     double *tim = calloc(r->nsites, sizeof *tim);
-    size_t idx[16];
-    size_t n = cnt && tim ? pf_site_totals(S, idx, 16, cnt, tim) : 0;
+    size_t idx[PF_SITES_SHOWN + 1];
+    size_t n = cnt && tim ? pf_site_totals(S, idx, PF_SITES_SHOWN + 1, cnt, tim) : 0;
     if (n) {
-        char a[32], where[600];
+        char a[32], b[32], where[600];
         fprintf(f, "  supersteps by the call that ended them (per call site):\n");
-        fprintf(f, "    %10s %11s %7s  %s\n", "supersteps", "time", "share", "call");
-        for (size_t i = 0; i < n; ++i) {
+        fprintf(f, "    %10s %11s %11s %7s  %s\n", "supersteps", "time", "mean", "share", "call");
+        for (size_t i = 0; i < n && i < PF_SITES_SHOWN; ++i) {
             const struct pf_site *s = &r->sites[idx[i]];
-            fprintf(f, "    %10zu %11s %6.1f%%  %s", cnt[idx[i]], pf_fmt_time(a, sizeof a, tim[idx[i]]),
-                    pf_pct(tim[idx[i]], S->total), pf_where(s, where, sizeof where));
-            if (s->func[0] && strcmp(s->func, "?")) fprintf(f, " in %s", s->func);
+            fprintf(f, "    %10zu %11s %11s %6.1f%%  %s", cnt[idx[i]], pf_fmt_time(a, sizeof a, tim[idx[i]]),
+                    pf_fmt_time(b, sizeof b, tim[idx[i]] / (double)cnt[idx[i]]),
+                    pf_pct(tim[idx[i]], S->steps_time), pf_where(s, where, sizeof where));
+            if (s->func[0] && strcmp(s->func, "?") && s->line > 0) fprintf(f, " in %s", s->func);
             fprintf(f, "\n");
+        }
+        if (n > PF_SITES_SHOWN) {
+            size_t c = 0;
+            double t = 0;
+            for (unsigned i = 0; i < r->nsites; ++i) { c += cnt[i]; t += tim[i]; }
+            for (size_t i = 0; i < PF_SITES_SHOWN; ++i) { c -= cnt[idx[i]]; t -= tim[idx[i]]; }
+            fprintf(f, "    %10zu %11s %11s %6.1f%%  (further calls)\n", c, pf_fmt_time(a, sizeof a, t),
+                    pf_fmt_time(b, sizeof b, c ? t / (double)c : 0), pf_pct(t, S->steps_time));
         }
     }
     free(cnt);
     free(tim);
 }
 
+/* indices of the (up to) n most expensive supersteps after the start-up,
+ * most expensive first */
 SSTEP_PROF_API size_t pf_top_steps(const struct pf_section *S, size_t *idx, size_t n)
 {
     size_t m = 0;
-    for (size_t k = 0; k < S->nsteps; ++k) {
+    for (size_t k = S->nstart; k < S->nsteps; ++k) {
         size_t j = m < n ? m++ : n;
         if (j == n) {
             if (S->st[k].time <= S->st[idx[n - 1]].time) continue;
@@ -130,7 +185,7 @@ static void layers_line(FILE *f, const struct pf_section *S)
 {
     const char *names[8];
     size_t count[8], n = 0;
-    for (size_t k = 0; k < S->nsteps; ++k) {
+    for (size_t k = S->nstart; k < S->nsteps; ++k) {
         size_t i = 0;
         while (i < n && strcmp(names[i], S->st[k].layer)) ++i;
         if (i == n && n < 8) { names[n] = S->st[k].layer; count[n++] = 0; }
@@ -202,7 +257,25 @@ static void section_summary(FILE *f, const struct pf_section *S)
     const struct pf_part *r = S->ref;
     fprintf(f, "section %s: %u process%s (%s engine%s), %zu superstep%s, %s\n", S->key, S->P,
             S->P == 1 ? "" : "es", r->engine, S->present < S->P ? ", PARTS MISSING" : "",
-            S->nsteps, S->nsteps == 1 ? "" : "s", pf_fmt_time(a, sizeof a, S->total));
+            S->nuser, S->nuser == 1 ? "" : "s", pf_fmt_time(a, sizeof a, S->total));
+    if (S->nstart) {
+        const struct pf_site *ss = r->steps[S->nstart - 1].site >= 0 ? &r->sites[r->steps[S->nstart - 1].site] : NULL;
+        char where[600] = "the library";
+        if (ss) pf_where(ss, where, sizeof where);
+        fprintf(f, "  start-up: %s (the library's own sync%s before the program's first superstep, "
+                "%s; not counted below)\n", pf_fmt_time(a, sizeof a, S->startup), S->nstart == 1 ? "" : "s",
+                where);
+    }
+    if (S->nsteps - S->nstart > S->nuser)
+        fprintf(f, "  and %zu sync%s the layers made for themselves after the start-up (numbered N+: "
+                "after superstep N)\n", S->nsteps - S->nstart - S->nuser,
+                S->nsteps - S->nstart - S->nuser == 1 ? "" : "s");
+    {
+        char ov[400];
+        if (pf_oversubscribed(S, ov, sizeof ov))
+            fprintf(f, "  processes outnumbered the cores: %s; syncs then wait for time slices "
+                    "(\"slow sync\"), and times are not those of a machine with a core each\n", ov);
+    }
     if (S->present < S->P)
         fprintf(f, "  only %u of %u processes' parts were found\n", S->present, S->P);
     if (S->unequal)
@@ -214,7 +287,7 @@ static void section_summary(FILE *f, const struct pf_section *S)
             "(measured %s, %+.0f%%)\n", pf_fmt_time(a, sizeof a, S->pred), pf_fmt_time(b, sizeof b, S->total),
             S->total > 0 ? 100.0 * (S->pred - S->total) / S->total : 0.0);
     phases_table(f, S);
-    if (!S->nsteps) return;
+    if (S->nsteps <= S->nstart) return;
     layers_line(f, S);
     size_t idx[10];
     size_t n = pf_top_steps(S, idx, 10);
@@ -224,33 +297,37 @@ static void section_summary(FILE *f, const struct pf_section *S)
     for (size_t i = 0; i < n; ++i) {
         const struct pf_sstep *x = &S->st[idx[i]];
         const struct pf_step *t = &r->steps[idx[i]];
-        char where[600] = "?";
+        char where[600] = "?", lab[32];
         if (t->site >= 0) pf_where(&r->sites[t->site], where, sizeof where);
         double exch = x->time - x->comp_max;
-        fprintf(f, "    %7zu %-7s %11s %11s %7.2f %11s %11s %11s  %-13s %s\n", idx[i], x->layer,
+        fprintf(f, "    %7s %-7s %11s %11s %7.2f %11s %11s %11s  %-13s %s\n",
+                pf_step_label(S, idx[i], lab, sizeof lab), x->layer,
                 pf_fmt_time(a, sizeof a, x->time), pf_fmt_time(b, sizeof b, x->comp_max), x->imbalance,
                 pf_fmt_time(c, sizeof c, exch > 0 ? exch : 0), pf_fmt_bytes(d, sizeof d, (double)x->h),
                 pf_fmt_time(e, sizeof e, x->pred_comm), x->cause, where);
     }
     site_table(f, S);
     /* imbalance per superstep, in brief (the report draws all of it) */
-    double *v = malloc(S->nsteps * sizeof *v);
+    const size_t n0 = S->nstart, nn = S->nsteps - S->nstart;
+    double *v = malloc(nn * sizeof *v);
     if (v) {
-        size_t worst = 0;
-        for (size_t k = 0; k < S->nsteps; ++k) {
-            v[k] = S->st[k].imbalance;
-            if (v[k] > S->st[worst].imbalance) worst = k;
+        size_t worst = n0, nimb = 0;
+        for (size_t k = n0; k < S->nsteps; ++k) {
+            v[k - n0] = S->st[k].imbalance;
+            if (v[k - n0] > S->st[worst].imbalance) worst = k;
+            nimb += v[k - n0] >= PF_IMBALANCE_MIN;
         }
-        qsort(v, S->nsteps, sizeof *v, pf_cmp_double);
+        qsort(v, nn, sizeof *v, pf_cmp_double);
+        char lab[32];
         fprintf(f, "  load imbalance per superstep (max/mean computation): median %.2f, "
-                "90th percentile %.2f, worst %.2f (step %zu)\n", v[S->nsteps / 2],
-                v[(S->nsteps * 9) / 10 < S->nsteps ? (S->nsteps * 9) / 10 : S->nsteps - 1],
-                S->st[worst].imbalance, worst);
+                "90th percentile %.2f, worst %.2f (step %s); %zu of %zu at %.2f or more\n", v[nn / 2],
+                v[(nn * 9) / 10 < nn ? (nn * 9) / 10 : nn - 1], S->st[worst].imbalance,
+                pf_step_label(S, worst, lab, sizeof lab), nimb, nn, PF_IMBALANCE_MIN);
         free(v);
     }
-    if (S->nsteps <= 16) {
+    if (nn <= 16) {
         fprintf(f, "  imbalance by step:");
-        for (size_t k = 0; k < S->nsteps; ++k) fprintf(f, " %.2f", S->st[k].imbalance);
+        for (size_t k = n0; k < S->nsteps; ++k) fprintf(f, " %.2f", S->st[k].imbalance);
         fprintf(f, "\n");
     }
 }
@@ -278,6 +355,6 @@ void pf_summary(FILE *f, const struct pf_run *R)
         if (S->top) continue;
         if (ln++ == 8) { fprintf(f, "  ... %zu more nested sections\n", nnest - 8); break; }
         fprintf(f, "nested section %s (in %s, process %d): %u processes, %zu supersteps, %s\n",
-                S->key, S->parent, S->ref->parent_pid, S->P, S->nsteps, pf_fmt_time(a, sizeof a, S->total));
+                S->key, S->parent, S->ref->parent_pid, S->P, S->nuser, pf_fmt_time(a, sizeof a, S->total));
     }
 }

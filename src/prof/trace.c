@@ -59,10 +59,15 @@ int pf_trace(FILE *f, const struct pf_run *R)
             for (size_t k = 0; k < p->nsteps; ++k) {
                 const struct pf_step *t = &p->steps[k];
                 double a = p->start + t->t0, b = p->start + t->t1;
+                /* "superstep": the program's number (pf_step_label); "step":
+                 * the recorded sync's index */
+                char lab[32] = "?";
+                if (k < S->nsteps) pf_step_label(S, k, lab, sizeof lab);
                 SEP();
-                fprintf(f, "{\"ph\":\"X\",\"name\":\"compute\",\"cat\":\"computation\",\"pid\":%u,\"tid\":%u,"
-                        "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step\":%zu}}", tp, s, prev * 1e6,
-                        (a - prev) * 1e6 > 0 ? (a - prev) * 1e6 : 0, k);
+                fprintf(f, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"computation\",\"pid\":%u,\"tid\":%u,"
+                        "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step\":%zu,\"superstep\":\"%s\"}}",
+                        k < S->nstart ? "start-up" : "compute", tp, s, prev * 1e6,
+                        (a - prev) * 1e6 > 0 ? (a - prev) * 1e6 : 0, k, lab);
                 uint64_t sent = 0, got = 0;
                 for (uint32_t j = 0; j < t->npeer; ++j) {
                     sent += p->peers[t->peer_first + j].out;
@@ -70,8 +75,8 @@ int pf_trace(FILE *f, const struct pf_run *R)
                 }
                 SEP();
                 fprintf(f, "{\"ph\":\"X\",\"name\":\"sync\",\"cat\":\"sync\",\"pid\":%u,\"tid\":%u,"
-                        "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step\":%zu,\"layer\":", tp, s, a * 1e6,
-                        (b - a) * 1e6, k);
+                        "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step\":%zu,\"superstep\":\"%s\",\"layer\":",
+                        tp, s, a * 1e6, (b - a) * 1e6, k, lab);
                 json_str(f, pf_step_layer(p, t));
                 fprintf(f, ",\"put_bytes\":%llu,\"put_reqs\":%u,\"get_bytes\":%llu,\"get_reqs\":%u,"
                         "\"msg_bytes\":%llu,\"msg_reqs\":%u,\"msgs_in\":%u,\"bytes_to_others\":%llu,"
