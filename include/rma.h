@@ -73,10 +73,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef __cplusplus
+#if defined(__cplusplus)
 # define RMA_TLS thread_local
-#else
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 # define RMA_TLS _Thread_local
+#else
+# define RMA_TLS __thread
 #endif
 
 /* ======================================================================= */
