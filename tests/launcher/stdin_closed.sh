@@ -20,7 +20,7 @@ run() {   # run EXPECTED [stdin redirection made by the caller]
 opts=("$@")
 run "stdin: EOF" <&-
 echo "closed: ok"
-echo "hello there" | run "stdin: data 'hello there'"
+run "stdin: data 'hello there'" < <(echo "hello there")
 echo "data: ok"
 run "stdin: EOF" </dev/null
 echo "ok"
