@@ -220,6 +220,7 @@ def _hybrid_run(_Run r, p):
             R = 1
         else:
             R = min(_mpi_size, p // T)
+    _agree_p(R * Tn, p)
     if _mpi_rank == 0:
         _p_warning(p, R * Tn, "the hybrid job has %d ranks of %d threads (bsprun -n, -t), "
                    "and a run takes whole ranks" % (_mpi_size, T))
@@ -277,6 +278,21 @@ def _run_result(_Run r, lpf_err_t rc, str why):
         raise SyncError("superstep.run: the SPMD section failed (LPF_ERR_FATAL): processes "
                         "called sync a different number of times, " + why)
     return r.result
+
+
+cdef _agree_p(int n, p):
+    """Every rank's run() must ask for the same number of processes: checked
+    with one allreduce, so that ranks that disagree all raise."""
+    cdef int lo = n, hi = n
+    if _mpi_size <= 1:
+        return
+    if sstep_py_agree(n, &lo, &hi) != 0:
+        raise SuperstepError("superstep.run: rank %d of %d: MPI_Allreduce failed"
+                             % (_mpi_rank, _mpi_size))
+    if lo != hi:
+        raise ValueError("superstep.run: rank %d of %d: the ranks' runs would have from %d to "
+                         "%d processes (this rank: p=%r, %d); every rank calls run() with the "
+                         "same p" % (_mpi_rank, _mpi_size, lo, hi, p, n))
 
 
 def _machine_p():
@@ -366,6 +382,7 @@ def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, n
             elif mpi:
                 _mpi_setup()
                 n = _mpi_size if p is None else min(p, _mpi_size)
+                _agree_p(n, p)
                 if _mpi_rank == 0:
                     _p_warning(p, n, "the MPI job has %d ranks (bsprun -n)" % _mpi_size)
                 if n == _mpi_size:
@@ -374,7 +391,8 @@ def run(spmd, p=None, args=(), kwargs=None, *, comm=None, meet=None, pid=None, n
                 else:
                     if sstep_py_sub_init(n, &init, &fh) != 0:
                         raise SuperstepError("superstep.run: rank %d of %d: could not make the "
-                                             "communicator of ranks 0..%d (MPI_Comm_split)"
+                                             "communicator of ranks 0..%d (MPI_Comm_split; at "
+                                             "most 16 different p in one job)"
                                              % (_mpi_rank, _mpi_size, n - 1))
                     if init == NULL:
                         return None

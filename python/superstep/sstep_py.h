@@ -141,8 +141,27 @@ static int sstep_py_sub_init(int n, lpf_init_t *init, long long *fhandle)
     return 0;
 }
 
+/* every rank of MPI_COMM_WORLD says how many processes its run() asks for
+ * (collective): the smallest and largest, so that ranks that disagree all
+ * stop instead of waiting in different communicators */
+static MPI_Comm sstep_py_agree_comm = MPI_COMM_NULL;
+
+static int sstep_py_agree(int n, int *lo, int *hi)
+{
+    if (sstep_py_agree_comm == MPI_COMM_NULL
+            && MPI_Comm_dup(MPI_COMM_WORLD, &sstep_py_agree_comm) != MPI_SUCCESS)
+        return -1;
+    int v[2] = { n, -n };
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, sstep_py_agree_comm) != MPI_SUCCESS)
+        return -1;
+    *hi = v[0];
+    *lo = -v[1];
+    return 0;
+}
+
 static void sstep_py_subs_free(void)
 {
+    if (sstep_py_agree_comm != MPI_COMM_NULL) MPI_Comm_free(&sstep_py_agree_comm);
     for (int i = 0; i < sstep_py_nsubs; ++i) {
         if (sstep_py_subs[i].init) lpf_mpi_finalize(sstep_py_subs[i].init);
         if (sstep_py_subs[i].comm != MPI_COMM_NULL) MPI_Comm_free(&sstep_py_subs[i].comm);
@@ -302,6 +321,11 @@ static int sstep_py_sub_init(int n, lpf_init_t *init, long long *fhandle)
 {
     (void)n; *init = NULL; *fhandle = 0;
     return -4;
+}
+static int sstep_py_agree(int n, int *lo, int *hi)
+{
+    *lo = *hi = n;
+    return 0;
 }
 static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
         unsigned pid, unsigned nprocs, lpf_init_t *init)

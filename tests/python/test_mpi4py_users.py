@@ -85,6 +85,26 @@ def test_p_mpi():
 
 
 @mpi_only
+def test_p_mpi_ranks_disagree():
+    code = ("import superstep\n"
+            "r = superstep.mpi_world()[0]\n"
+            "try:\n"
+            "    superstep.run(lambda ctx: 1, p=1 + r)\n"
+            "except ValueError as e:\n"
+            "    print('CAUGHT', e, flush=True)\n"
+            "print('NEXT', r, superstep.run(lambda ctx: ctx.allreduce(1)), flush=True)\n")
+    e = dict(os.environ)
+    e.pop("SUPERSTEP_ENGINE", None)
+    r = subprocess.run([BSPRUN, "--engine", "mpi", "-n", "2", sys.executable, "-c", code],
+                       capture_output=True, text=True, timeout=120, env=e)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in (0, 1):
+        assert "CAUGHT superstep.run: rank %d of 2: the ranks' runs would have from 1 to 2 " \
+               "processes (this rank: p=%d, %d)" % (rank, rank + 1, rank + 1) in r.stdout, r.stdout
+        assert "NEXT %d 2" % rank in r.stdout
+
+
+@mpi_only
 def test_p_hybrid():
     r = prog("p_rule.py", engine="hybrid", n=4, t=2)
     assert r.returncode == 0, r.stdout + r.stderr
