@@ -37,7 +37,18 @@ expect 127 "bsprun: cannot start ./nonexist on host $host: no such file" ./nonex
 expect 127 "bsprun: cannot start prog on host $host: not found in PATH (did you mean ./prog?)" prog
 expect 126 "bsprun: cannot start $tmp/dir on host $host: it is a directory" "$tmp/dir"
 expect 126 "bsprun: cannot start ./plain on host $host: not executable (no execute permission)" ./plain
-[ "$engine" = pthread ] && { echo ok; exit 0; }
+if [ "$engine" = pthread ]; then
+  # the program killed by a signal under --tag-output (it runs as bsprun's
+  # child): one line of bsprun's, 128 + 9, no notice of bash's
+  (cd "$tmp" && timeout 60 "$bsprun" -n 2 --tag-output sh -c 'kill -9 $$') >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  echo "program killed: status $rc: $(cat "$tmp/err")"
+  [ "$rc" = 137 ] || fail "program killed: status $rc, expected 137"
+  grep -qx "bsprun: sh (pid [0-9]*) was killed by signal 9 (KILL)" "$tmp/err" || fail "program killed: no line saying so"
+  [ "$(wc -l <"$tmp/err")" = 1 ] || fail "program killed: more than one line"
+  echo ok
+  exit 0
+fi
 
 expect 125 "bsprun: the MPI launcher 'no-such-mpirun' was not found (from --mpirun, SUPERSTEP_MPIRUN or the PATH)" \
   --mpirun no-such-mpirun ./prog
