@@ -214,17 +214,83 @@ static void svg_time(FILE *f, const struct pf_section *S, size_t no)
     x_steps(f, S, b, nb, MT + hh);
     mark_top(f, S, no, b, nb, ytop, 5);
     fprintf(f, "<rect x='%d' y='4' width='10' height='10' fill='#4caf50'/><text x='%d' y='13' font-size='11'>mean computation</text>",
-            W_SVG - 560, W_SVG - 546);
+            W_SVG - 600, W_SVG - 586);
     fprintf(f, "<rect x='%d' y='4' width='10' height='10' fill='#ff9800'/><text x='%d' y='13' font-size='11'>imbalance</text>",
-            W_SVG - 440, W_SVG - 426);
+            W_SVG - 470, W_SVG - 456);
     fprintf(f, "<rect x='%d' y='4' width='10' height='10' fill='#e53935'/><text x='%d' y='13' font-size='11'>exchange</text>",
-            W_SVG - 360, W_SVG - 346);
+            W_SVG - 385, W_SVG - 371);
+    fprintf(f, "<line x1='%d' x2='%d' y1='9' y2='9' stroke='#0d2b6b' stroke-width='1.5'/><text x='%d' y='13' font-size='11'>predicted: max comp + g&#183;h + l</text>",
+            W_SVG - 300, W_SVG - 282, W_SVG - 276);
+    fprintf(f, "</svg>\n");
+    free(tb);
+    free(pb);
+    free(ytop);
+}
+
+/* Time per superstep after the start-up on a log scale, unstacked: each bar
+ * reaches its time on the axis (the typical supersteps show beside a few
+ * slow ones); the prediction is a dark tick. Bars and ticks carry their
+ * values in seconds (data-v) for tests. */
+static void svg_time_log(FILE *f, const struct pf_section *S)
+{
+    const size_t n0 = S->nstart, n = S->nsteps - n0, b = bin_of(n), nb = (n + b - 1) / b;
+    double *tb = calloc(nb ? nb : 1, sizeof *tb), *pb = calloc(nb ? nb : 1, sizeof *pb);
+    if (!tb || !pb) { free(tb); free(pb); return; }
+    double ymax = 0, ymin = INFINITY;
+    for (size_t i = 0; i < nb; ++i) {
+        for (size_t k = n0 + i * b; k < S->nsteps && k < n0 + (i + 1) * b; ++k) {
+            tb[i] += S->st[k].time;
+            pb[i] += S->st[k].comp_max + S->st[k].pred_comm;
+        }
+        if (tb[i] > ymax) ymax = tb[i];
+        if (pb[i] > ymax) ymax = pb[i];
+        if (tb[i] > 0 && tb[i] < ymin) ymin = tb[i];
+        if (pb[i] > 0 && pb[i] < ymin) ymin = pb[i];
+    }
+    if (!(ymax > 0)) ymax = 1e-6;
+    if (!(ymin < ymax)) ymin = ymax / 10;
+    /* whole decades, at most 7 of them; a bar below the lowest is drawn
+     * at the axis (height 0) */
+    double dhi = ceil(log10(ymax) - 1e-9), dlo = floor(log10(ymin));
+    if (dhi - dlo > 7) dlo = dhi - 7;
+    if (dhi - dlo < 1) dlo = dhi - 1;
+    const double hh = H_SVG - MT - MB, bw = (double)(W_SVG - ML - MR) / (double)(nb ? nb : 1);
+#define YLOG(v) (MT + hh * (1 - ((v) > 0 && log10(v) > dlo ? (log10(v) - dlo) / (dhi - dlo) : 0)))
+    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' "
+            "class='time-log'>", W_SVG, H_SVG);
+    for (double d = dlo; d <= dhi + 1e-9; d += 1) {
+        double y = YLOG(pow(10, d));
+        char lab[32];
+        fprintf(f, "<line class='tick' data-v='%.9g' x1='%d' x2='%d' y1='%.3f' y2='%.3f' stroke='#ddd'/>",
+                pow(10, d), ML, W_SVG - MR, y, y);
+        fprintf(f, "<text x='%d' y='%.1f' text-anchor='end' font-size='11'>%s</text>", ML - 4, y + 4,
+                axis_time(lab, sizeof lab, pow(10, d)));
+    }
+    for (size_t i = 0; i < nb; ++i) {
+        const double top = YLOG(tb[i]), base = MT + hh;
+        char t1[32], t2[32], lab[32];
+        fprintf(f, "<rect class='bar' data-bar='%zu' data-v='%.9g' x='%.2f' y='%.3f' width='%.2f' height='%.3f' "
+                "fill='#78909c'><title>superstep %s%s: %s (predicted %s)</title></rect>", i, tb[i],
+                ML + bw * (double)i, top, bw > 1.5 ? bw - 0.5 : bw, base - top,
+                pf_step_label(S, n0 + i * b, lab, sizeof lab), b > 1 ? " and on" : "",
+                pf_fmt_time(t1, sizeof t1, tb[i]), pf_fmt_time(t2, sizeof t2, pb[i]));
+    }
+    fprintf(f, "<path class='pred' fill='none' stroke='#0d2b6b' stroke-width='1.2' d='");
+    for (size_t i = 0; i < nb; ++i) {
+        if (!(pb[i] > 0)) continue;
+        fprintf(f, "M%.2f %.3fh%.2f", ML + bw * (double)i, YLOG(pb[i]), bw > 3 ? bw - 1 : bw);
+    }
+    fprintf(f, "'/>");
+#undef YLOG
+    fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#555'/>", ML, W_SVG - MR, MT + hh, MT + hh);
+    x_steps(f, S, b, nb, MT + hh);
+    fprintf(f, "<rect x='%d' y='4' width='10' height='10' fill='#78909c'/><text x='%d' y='13' font-size='11'>time</text>",
+            W_SVG - 330, W_SVG - 316);
     fprintf(f, "<line x1='%d' x2='%d' y1='9' y2='9' stroke='#0d2b6b' stroke-width='1.5'/><text x='%d' y='13' font-size='11'>predicted: max comp + g&#183;h + l</text>",
             W_SVG - 280, W_SVG - 262, W_SVG - 256);
     fprintf(f, "</svg>\n");
     free(tb);
     free(pb);
-    free(ytop);
 }
 
 /* bars of one value per superstep after the start-up (max over a bin) */
@@ -484,6 +550,8 @@ static void html_section(FILE *f, const struct pf_section *S, size_t no)
     fprintf(f, "<h3>Time per superstep, measured against predicted (linear scale from 0, each part as long "
             "as its value; &#9660; the most expensive)</h3>\n");
     svg_time(f, S, no);
+    fprintf(f, "<h3>Time per superstep on a log scale (not stacked: each bar reaches its time)</h3>\n");
+    svg_time_log(f, S);
     fprintf(f, "<h3>h per superstep (max bytes a process sends or receives; log scale)</h3>\n");
     svg_bars(f, S, 0, "#7e57c2");
     fprintf(f, "<h3>Load imbalance per superstep (max / mean computation; dashed: balanced)</h3>\n");

@@ -379,6 +379,29 @@ TEST(Synthetic, StackedBarsReadOffTheAxis)
     EXPECT_NEAR(S.st[1].time, 35e-3, 2e-6);
     EXPECT_NEAR(value[0]["comp"], 25.5e-3, 2e-6);
     EXPECT_GE(vtop, S.st[1].time);
+
+    // the log chart beside it: unstacked, each bar's top at its time on
+    // the decades of the axis
+    const size_t l0 = html.find("class='time-log'");
+    ASSERT_NE(l0, std::string::npos);
+    const size_t l1 = html.find("</svg>", l0);
+    std::map<double, double> dec;   // log10(value) -> y
+    for (size_t at = html.find("<line class='tick'", l0); at < l1; at = html.find("<line class='tick'", at + 1))
+        dec[std::log10(atof(attr(html, at, "data-v").c_str()))] = atof(attr(html, at, "y1").c_str());
+    ASSERT_GE(dec.size(), 2u);
+    const double d_lo = dec.begin()->first, y_lo = dec.begin()->second;
+    const double d_hi = dec.rbegin()->first, y_hi = dec.rbegin()->second;
+    int lbars = 0;
+    for (size_t at = html.find("<rect class='bar'", l0); at < l1; at = html.find("<rect class='bar'", at + 1)) {
+        const int bar = atoi(attr(html, at, "data-bar").c_str());
+        ASSERT_LT(bar, 3);
+        const double t = S.st[1 + bar].time, y = atof(attr(html, at, "y").c_str());
+        EXPECT_NEAR(atof(attr(html, at, "data-v").c_str()), t, 1e-9);
+        EXPECT_NEAR(y, y_lo + (std::log10(t) - d_lo) / (d_hi - d_lo) * (y_hi - y_lo), 0.01) << "bar " << bar;
+        EXPECT_NEAR(atof(attr(html, at, "height").c_str()), y_lo - y, 0.01) << "bar " << bar;
+        ++lbars;
+    }
+    EXPECT_EQ(lbars, 3);
     pf_free(&R);
     run("rm -rf " + dir);
 }
