@@ -103,6 +103,7 @@ static struct {
     pthread_once_t once;
     int on;
     unsigned cores;           /* CPUs this OS process may run on, at the start */
+    char cpus[512];           /* ... which: "0-3,8" ("" if unknown or too long) */
     char dir[2048];
     char run[128];
     pthread_mutex_t lock;     /* the registry of top-level sections below */
@@ -114,7 +115,7 @@ static struct {
     int cur_open;
     char cur_key[PROF_KEY];
     _Atomic int reporter;     /* this OS process wrote pid 0 of a top-level part */
-} S = { PTHREAD_ONCE_INIT, 0, 0, "", "", PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, 0, 0, "", 0 };
+} S = { PTHREAD_ONCE_INIT, 0, 0, "", "", "", PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, 0, 0, "", 0 };
 
 static _Thread_local struct sstep_ctx *tls_parent;
 static _Thread_local int tls_in_exec;
@@ -183,8 +184,24 @@ static void prof_init(void)
      * section's processes on this host outnumbered them */
     cpu_set_t cs;
     CPU_ZERO(&cs);
-    if (!sched_getaffinity(0, sizeof cs, &cs) && CPU_COUNT(&cs) > 0) S.cores = (unsigned)CPU_COUNT(&cs);
-    else if (sysconf(_SC_NPROCESSORS_ONLN) > 0) S.cores = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    if (!sched_getaffinity(0, sizeof cs, &cs) && CPU_COUNT(&cs) > 0) {
+        /* which CPUs, as runs: the report unites those of the ranks of one
+         * host (MPI ranks bound to a core each) */
+        S.cores = (unsigned)CPU_COUNT(&cs);
+        size_t used = 0;
+        for (int c = 0; c < CPU_SETSIZE && used < sizeof S.cpus; ++c) {
+            if (!CPU_ISSET(c, &cs)) continue;
+            int e = c;
+            while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &cs)) ++e;
+            int w = e > c ? snprintf(S.cpus + used, sizeof S.cpus - used, "%s%d-%d", used ? "," : "", c, e)
+                          : snprintf(S.cpus + used, sizeof S.cpus - used, "%s%d", used ? "," : "", c);
+            used += w > 0 ? (size_t)w : sizeof S.cpus;
+            c = e;
+        }
+        if (used >= sizeof S.cpus) S.cpus[0] = '\0';
+    } else if (sysconf(_SC_NPROCESSORS_ONLN) > 0) {
+        S.cores = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    }
     S.on = 1;
     atexit(at_exit_report);
 }
@@ -542,12 +559,12 @@ static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t en
     sanitize(host);
     const char *engine = ctx->engine && ctx->engine->name ? ctx->engine->name : "?";
     fprintf(f, "%s %d\nrun %s\nsection %s\nparent %s %d\nprocs %u\npid %u\nengine %s\nhost %s\n"
-            "ospid %ld\nstart %llu %llu\nend %llu\nlost %zu\nr %.17g\ncores %u\n",
+            "ospid %ld\nstart %llu %llu\nend %llu\nlost %zu\nr %.17g\ncores %u %s\n",
             SSTEP_PROF_MAGIC, SSTEP_PROF_VERSION, S.run, pf->key, pf->parent,
             pf->parent_pid == LPF_MAX_P ? -1 : (int)pf->parent_pid, ctx->nprocs, ctx->pid,
             engine, host, (long)getpid(), (unsigned long long)pf->start_mono,
             (unsigned long long)pf->start_real, (unsigned long long)end, pf->lost,
-            saved_r(engine, ctx->nprocs), S.cores);
+            saved_r(engine, ctx->nprocs), S.cores, S.cpus);
     /* g and l as lpf_probe returns them for this section, on a grid of
      * message sizes (the report interpolates in 1/m, as the lookup does) */
     lpf_machine_t m;

@@ -130,7 +130,9 @@ static int parse_part(const char *path, struct pf_part *p, char *err, size_t err
         } else if (!strcmp(line, "own") && p->nsteps) {
             p->steps[p->nsteps - 1].own = 1;
         } else if (!strncmp(line, "cores ", 6)) {
-            p->cores = (unsigned)strtoul(line + 6, NULL, 10);
+            int pos = 0;
+            if (sscanf(line + 6, "%u %n", &p->cores, &pos) >= 1 && pos)
+                snprintf(p->cpus, sizeof p->cpus, "%s", line + 6 + pos);
         } else if (!strncmp(line, "gl ", 3)) {
             if (ngl < SSTEP_PROF_GL_POINTS
                     && sscanf(line + 3, "%lf %lf %lf", &p->gl_m[ngl], &p->gl_g[ngl], &p->gl_l[ngl]) == 3)

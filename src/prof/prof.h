@@ -83,6 +83,7 @@ struct pf_part {
     size_t lost;
     double r;
     unsigned cores;          /* CPUs the OS process could use (0: not recorded) */
+    char cpus[512];          /* which: "0-3,8" ("": not recorded) */
     double gl_m[SSTEP_PROF_GL_POINTS], gl_g[SSTEP_PROF_GL_POINTS], gl_l[SSTEP_PROF_GL_POINTS];
     struct pf_site *sites;
     unsigned nsites;

@@ -94,6 +94,30 @@ SSTEP_PROF_API size_t pf_site_totals(const struct pf_section *S, size_t *idx, si
     return m;
 }
 
+/* the CPUs of a "0-3,8" list into set (PF_MAX_CPUS bits); 0, or -1 if
+ * the list is empty or not one */
+#define PF_MAX_CPUS 4096
+static int cpu_list(const char *s, unsigned char *set)
+{
+    if (!*s) return -1;
+    while (*s) {
+        char *e;
+        unsigned long a = strtoul(s, &e, 10), b = a;
+        if (e == s) return -1;
+        if (*e == '-') {
+            s = e + 1;
+            b = strtoul(s, &e, 10);
+            if (e == s) return -1;
+        }
+        if (b < a || b >= PF_MAX_CPUS) return -1;
+        for (unsigned long c = a; c <= b; ++c) set[c / 8] |= (unsigned char)(1u << (c % 8));
+        s = e;
+        if (*s == ',') ++s;
+        else if (*s) return -1;
+    }
+    return 0;
+}
+
 SSTEP_PROF_API const char *pf_oversubscribed(const struct pf_section *S, char *buf, size_t len)
 {
     size_t nover = 0;
@@ -101,14 +125,23 @@ SSTEP_PROF_API const char *pf_oversubscribed(const struct pf_section *S, char *b
     for (unsigned s = 0; s < S->P; ++s) {
         const struct pf_part *p = S->part[s];
         if (!p) continue;
-        unsigned procs = 0, cores = 0, first = 1;
+        /* the host's cores: the union of its OS processes' CPU lists (MPI
+         * ranks bound to a core each), else the largest count recorded */
+        unsigned procs = 0, cores = 0, first = 1, listed = 0;
+        int lists = 1;
+        unsigned char set[PF_MAX_CPUS / 8];
+        memset(set, 0, sizeof set);
         for (unsigned q = 0; q < S->P; ++q) {
             const struct pf_part *o = S->part[q];
             if (!o || strcmp(o->host, p->host)) continue;
             if (q < s) first = 0;
             procs++;
             if (o->cores > cores) cores = o->cores;
+            if (cpu_list(o->cpus, set)) lists = 0;
         }
+        for (size_t i = 0; lists && i < sizeof set; ++i)
+            for (int j = 0; j < 8; ++j) listed += (set[i] >> j) & 1;
+        if (lists && listed > cores) cores = listed;
         if (!first || !cores || procs <= cores) continue;
         if (nover++ == 0)
             snprintf(buf, len, "%u processes on host %s, which has %u core%s", procs, p->host, cores,

@@ -63,13 +63,13 @@ int line_of(const std::string &path, const std::string &marker)
 // are the lines as the recorder writes them; cores 0: no "cores" line (an
 // older record)
 void part(const std::string &dir, unsigned P, unsigned pid, unsigned cores, const std::string &sites,
-        const std::string &steps, const std::string &host = "testhost")
+        const std::string &steps, const std::string &host = "testhost", const std::string &cpus = "")
 {
     std::ofstream f(dir + "/synth.t" + std::to_string(P) + ".0." + std::to_string(pid) + ".part");
     f << SSTEP_PROF_MAGIC << " " << SSTEP_PROF_VERSION << "\nrun synth\nsection t" << P << ".0\nparent - -1\n"
       << "procs " << P << "\npid " << pid << "\nengine pthread\nhost " << host << "\nospid 1\n"
       << "start 1000000000 5000000000\nend 200000000\nlost 0\nr 1e9\n";
-    if (cores) f << "cores " << cores << "\n";
+    if (cores) f << "cores " << cores << " " << cpus << "\n";
     for (int e = 0; e < SSTEP_PROF_GL_POINTS; ++e) f << "gl " << (1u << e) << " 1e-09 1e-06\n";
     f << sites << steps << "eof\n";
 }
@@ -308,6 +308,17 @@ TEST(Synthetic, Oversubscribed)
     EXPECT_NE(sum.find("2 processes on host small, which has 1 core;"), std::string::npos) << sum;
     EXPECT_EQ(sum.find("host big"), std::string::npos) << sum;
     pf_free(&R);
+    // MPI ranks bound to a core each: the host has the union of their CPUs
+    for (const char *second : { "1", "0" }) {
+        run("rm -f " + dir + "/*.part");
+        part(dir, 2, 0, 1, kSite, s(1000, 1100), "vm", "0");
+        part(dir, 2, 1, 1, kSite, s(1000, 1100), "vm", second);
+        ASSERT_EQ(pf_load(&R, dir.c_str(), nullptr, msg, sizeof msg), 0) << msg;
+        const std::string text = summary_of(R);
+        EXPECT_EQ(text.find("2 processes on host vm, which has 1 core;") != std::string::npos,
+                  !strcmp(second, "0")) << text;
+        pf_free(&R);
+    }
     run("rm -rf " + dir);
 }
 
