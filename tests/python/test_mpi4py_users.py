@@ -44,6 +44,14 @@ def test_calls_beside_mpi4py():
     assert "DIFF" not in r.stdout
 
 
+@mpi_only
+def test_calls_hybrid():
+    r = prog("mpi4py_calls.py", engine="hybrid", n=4, t=2)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("DONE bad=0") == 2 and "DIFF" not in r.stdout, r.stdout + r.stderr
+    assert r.stdout.count("SAME ") == 2 * 16
+
+
 def test_allreduce_python_numbers():
     def spmd(ctx):
         return (ctx.allreduce(ctx.pid), ctx.allreduce(1 << 80), ctx.allreduce(0.5),
@@ -213,3 +221,13 @@ def test_profile_python_lines_mpi(tmp_path):
                        timeout=180)
     assert r.returncode == 0, r.stdout + r.stderr
     _check_profile(d, r.stderr)
+
+
+@mpi_only
+def test_failures_hybrid():
+    # p=2 on 2 ranks of 2 threads: the run takes rank 0's two threads (as on
+    # threads); rank 1 is not in it and gets None
+    r = prog("fail_prog.py", engine="hybrid", n=4, t=2)
+    assert r.returncode == 0, r.stdout + r.stderr
+    _check_failures(r.stdout, r.stderr, False)
+    assert "NOERROR early 1" in r.stdout and "NEXT 1 None" in r.stdout
