@@ -153,24 +153,24 @@ PLACES = ("malloc", "page", "alias", "skew")
 PLACE_TEXT = {"malloc": "plain `malloc`", "page": "page-aligned",
               "alias": "4 KiB-aliased, 8 B past a page", "skew": "skewed: destination 8 B past a page"}
 def place_ratio(op, pl, b):
-    # per round: the put's GB/s (as the program runs) over the faster of the
-    # two memcpys with the same placement (with and without `rep movsb`)
+    # per round: the put's GB/s over memcpy's with the same placement in the
+    # same program run, the smaller of the two runs (glibc with and without
+    # `rep movsb`): the put against glibc's faster path, each comparison
+    # within one run
     out = []
     for r in sorted({x["round"] for x in pick("place")}):
-        put = [x for x in pick("place", op=op, placement=pl, block_bytes=b, round=r,
-                               rep_movsb_tunable="default")]
-        mc = [x["gbytes_per_s"] for x in pick("place", op="memcpy", placement=pl, block_bytes=b, round=r)]
-        if put and mc:
-            out.append(put[0]["gbytes_per_s"] / max(mc))
+        v = [x["ratio_to_memcpy"] for x in pick("place", op=op, placement=pl, block_bytes=b, round=r)]
+        if v:
+            out.append(min(v))
     return out
 place_sizes = sorted({r["block_bytes"] for r in pick("place")})
 if place_sizes:
     print("\n## Bulk puts with the buffers anywhere\n")
     print("One block of b bytes per process to the next process per superstep "
           "(bench_place), with the source and destination buffers %s; ratio: the put's "
-          "GB/s over the faster memcpy with the same placement (glibc's as it is, or "
-          "without its `rep movsb` path), per round; the smallest of the four placements "
-          "here, each one in the table further down.\n" % ", ".join(PLACE_TEXT[p] for p in PLACES))
+          "GB/s over memcpy's with the same placement in the same program run, the smaller "
+          "of two runs (glibc as it is, and without its `rep movsb` path), per round; the "
+          "smallest of the four placements here, each one in the table further down.\n" % ", ".join(PLACE_TEXT[p] for p in PLACES))
     print("| b | `lpf_put` / memcpy, worst placement | `bsp_put` / memcpy, worst placement |")
     print("| --- | --- | --- |")
     for b in place_sizes:
@@ -200,7 +200,7 @@ if place_sizes:
           "(the library as it runs, glibc's tunables untouched), of P threads copying b "
           "bytes with glibc's memcpy as it is (with `rep movsb`) and without `rep movsb` "
           "(GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295), and the ratios "
-          "of the puts over the faster memcpy. `bsp_put` copies its data twice (into a "
+          "of the puts over memcpy (each within one program run, the smaller of the two). `bsp_put` copies its data twice (into a "
           "buffer when called, to the destination at the sync), so its ceiling is about "
           "half of memcpy's.\n")
     print("| placement | b | memcpy GB/s | memcpy without `rep movsb` | `lpf_put` GB/s | / memcpy | `bsp_put` GB/s | / memcpy |")
@@ -222,7 +222,7 @@ if cp:
           "10th percentile over k counts (the 6th slowest k: a band of slow k shows, a few "
           "timings spoilt by other processes do not). Columns: glibc's memcpy as it is, the library's copy in the "
           "same program run, then both again with `rep movsb` off; ratio: the library's "
-          "copy (as it is) over the faster memcpy.\n")
+          "copy over memcpy in the same run, the smaller of the two runs.\n")
     print("| placement | bytes | memcpy | library | memcpy without `rep movsb` | library (same run) | ratio |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     def cval(x, who):
@@ -237,7 +237,8 @@ if cp:
                 dr = [x for x in d if x["round"] == r]
                 orr = [x for x in o if x["round"] == r]
                 if dr and orr:
-                    ratio.append(cval(dr[0], "sstep") / max(cval(dr[0], "memcpy"), cval(orr[0], "memcpy")))
+                    ratio.append(min(cval(dr[0], "sstep") / cval(dr[0], "memcpy"),
+                                     cval(orr[0], "sstep") / cval(orr[0], "memcpy")))
             print("| %s | %s | %s | %s | %s | %s | %s |" % (pl, size(n),
                 stat([cval(x, "memcpy") for x in d], f3), stat([cval(x, "sstep") for x in d], f3),
                 stat([cval(x, "memcpy") for x in o], f3), stat([cval(x, "sstep") for x in o], f3),
