@@ -22,10 +22,13 @@ static const char *which;
 static atomic_int failures;
 
 /* MPI ranks other than 0 run the spmd without main: the case comes from
- * LPFEXT_CASE there (read, never written, by the SPMD function's threads) */
+ * LPFEXT_CASE (read, never written, by the SPMD function's threads); main
+ * sets `which` only without it, so that the program's globals are the same
+ * on every rank when a section starts (checked mode compares them) */
 static const char *case_name(void)
 {
-    return which ? which : getenv("LPFEXT_CASE");
+    const char *e = getenv("LPFEXT_CASE");
+    return e && *e ? e : which;
 }
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s: pid %u: check failed at line %d: %s\n", \
@@ -596,13 +599,15 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t P, lpf_args_t args)
 int main(int argc, char **argv)
 {
     if (argc < 3) { fprintf(stderr, "usage: lpfext_prog CASE P\n"); return 2; }
-    which = argv[1];
+    const char *e = getenv("LPFEXT_CASE");
+    const char *name = argv[1];
+    if (!e || !*e) which = name;
     lpf_pid_t P = (lpf_pid_t)atoi(argv[2]);
     if (lpf_exec(LPF_ROOT, P, spmd, LPF_NO_ARGS) != LPF_SUCCESS) {
-        fprintf(stderr, "%s: lpf_exec failed\n", which);
+        fprintf(stderr, "%s: lpf_exec failed\n", name);
         return 1;
     }
     if (atomic_load(&failures)) return 1;
-    printf("%s ok\n", which);
+    printf("%s ok\n", name);
     return 0;
 }
