@@ -6,6 +6,7 @@
 #include "mpi_group.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 
 /* ------------------------------------------------------------------ */
@@ -81,12 +82,8 @@ int mpi_wait_watch_due(const struct mpi_wait *w, unsigned it)
 
 /* The watchdog (core/watchdog.c), called now and then by the waits of a
  * sync: state[q] is what this process knows of q's arrival. */
-SSTEP_HIDDEN void mpi_range_plain_tick(struct mpi_group *g);   /* mpi_range.c */
 void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned char *state)
 {
-    /* a section with range syncs: an ordinary sync's wait of 0.1 s or more
-     * takes part in their deadlock detection */
-    if (g->range) mpi_range_plain_tick(g);
     mpi_watch_range(g, wt, 0, g->P, state);
 }
 
@@ -307,4 +304,261 @@ void mpi_prepost_next(struct mpi_group *g, uint64_t e)
         MPI_Irecv(first_buf(g, npar, q), (int)g->E, MPI_BYTE, (int)q, TAG(T_FIRST, npar),
                 g->comm, &g->rfirst[q]);
     }
+}
+
+/* ------------------------------------------------------------------ */
+/* The sparse sync: first messages to whom it concerns, then a barrier   */
+/* ------------------------------------------------------------------ */
+
+void mpi_ord_add(struct mpi_group *g, lpf_pid_t q)
+{
+    if (g->amark[q] == g->astamp) return;
+    g->amark[q] = g->astamp;
+    g->ord[g->nord++] = q;
+}
+
+void mpi_pool_post(struct mpi_group *g, uint64_t e, int keep)
+{
+    const int tag = STAG_FIRST((int)(e & 1), g->secpar);
+    g->pool_keep = keep;
+    g->pool_e = e;
+    g->pooltag = tag;
+    for (int i = 0; i < 2; ++i)
+        MPI_Irecv(g->poolbuf[i], (int)g->E, MPI_BYTE, MPI_ANY_SOURCE, tag, g->comm, &g->pool[i]);
+}
+
+/* pool receive i completed with status st: keep its message (a sync) or
+ * drop it (a process leaving or rehooking: the barrier fails the sync of
+ * its sender), then post it again unless stopping */
+static void pool_took(struct mpi_group *g, int i, const MPI_Status *st, int repost)
+{
+    const lpf_pid_t q = (lpf_pid_t)st->MPI_SOURCE;
+    int cnt = 0;
+    MPI_Get_count(st, MPI_BYTE, &cnt);
+    if (g->pool_keep) {
+        const struct fhdr *h = (const struct fhdr *)g->poolbuf[i];
+        if (SSTEP_UNLIKELY(q >= g->P || q == g->pid || (size_t)cnt < sizeof *h
+                || h->episode != g->pool_e || (h->flags & (H_GONE | H_REHOOK))
+                || (g->got[q] & 1)))
+            sstep_fatal(g->ctx, "lpf_sync", "protocol error: a first message of %d bytes from "
+                    "process %u for exchange %llu while this process is in exchange %llu",
+                    cnt, q, (unsigned long long)((size_t)cnt >= sizeof *h ? h->episode : 0),
+                    (unsigned long long)g->pool_e);
+        char *b = sstep_arena_alloc(&g->farena, (size_t)cnt);
+        if (!b) sstep_fatal(g->ctx, "lpf_sync", "out of memory (a %d-byte first message)", cnt);
+        memcpy(b, g->poolbuf[i], (size_t)cnt);
+        g->hdr[q] = (const struct fhdr *)b;
+        if (g->amark[q] != g->astamp) {
+            /* a peer we send nothing: nothing of ours to it this sync */
+            g->gsmall[q] = 0;
+            g->osep[q] = 0;
+        }
+        g->got[q] |= 1;
+        mpi_ord_add(g, q);
+    }
+    if (repost)
+        MPI_Irecv(g->poolbuf[i], (int)g->E, MPI_BYTE, MPI_ANY_SOURCE, g->pooltag, g->comm,
+                &g->pool[i]);
+}
+
+/* take back the pool's receives; one that a first message matched
+ * meanwhile completes with it */
+void mpi_pool_stop(struct mpi_group *g)
+{
+    for (int i = 0; i < 2; ++i) {
+        if (g->pool[i] == MPI_REQUEST_NULL) continue;
+        MPI_Status st;
+        int cancelled = 0;
+        MPI_Cancel(&g->pool[i]);
+        MPI_Wait(&g->pool[i], &st);
+        MPI_Test_cancelled(&st, &cancelled);
+        if (!cancelled) pool_took(g, i, &st, 0);
+        g->pool[i] = MPI_REQUEST_NULL;
+    }
+    g->pooltag = -1;
+}
+
+/* test the pool (and the barrier receive pool[2], when posted): how many
+ * completed; *bar set when the barrier receive did */
+static int pool_poll(struct mpi_group *g, int *bar)
+{
+    int idx[3], n = 0;
+    MPI_Status st[3];
+    MPI_Testsome(3, g->pool, &n, idx, st);
+    if (n == MPI_UNDEFINED) return 0;
+    for (int k = 0; k < n; ++k) {
+        if (idx[k] == 2) *bar = 1;
+        else pool_took(g, idx[k], &st[k], 1);
+    }
+    return n;
+}
+
+static void bcombine(struct bmsg *a, const struct bmsg *b)
+{
+    if (b->vmin < a->vmin || (b->vmin == a->vmin && b->pmin < a->pmin)) {
+        a->vmin = b->vmin;
+        a->pmin = b->pmin;
+    }
+    if (b->vmax > a->vmax || (b->vmax == a->vmax && b->pmax < a->pmax)) {
+        a->vmax = b->vmax;
+        a->pmax = b->pmax;
+    }
+    a->any |= b->any;
+    a->all &= b->all;
+}
+
+/* The watchdog of the sparse sync: this process knows only whom it waits
+ * for (z): a peer that has not matched our first message (round < 0: it
+ * is in no sync), or our partner in a round of the barrier. Those that
+ * wait for a peer that has not arrived at all (first messages, round 0)
+ * speak; the others give up too, a little later. */
+static void sparse_watch(struct mpi_group *g, struct mpi_watch *wt, lpf_pid_t z, int round)
+{
+    const struct sstep_watchdog *wd = sstep_watchdog();
+    if (!wd->first_ns) return;
+    uint64_t t = mpi_now_ns();
+    if (!wt->t0) { wt->t0 = t; return; }
+    uint64_t waited = t - wt->t0;
+    if (waited < wd->first_ns) return;
+    const int direct = round <= 0;
+    const uint64_t grace = direct ? 0 : 5000000000ull;
+    const int fatal = wd->timeout_ns && waited >= wd->timeout_ns + grace;
+    if (!fatal && (wt->warned || !wd->warn_ns || waited < wd->warn_ns || !direct)) return;
+    wt->warned = 1;
+    char why[160];
+    if (round < 0)
+        snprintf(why, sizeof why, "it has not taken this process's first message (it is in no sync)");
+    else
+        snprintf(why, sizeof why, "this process's partner in round %d of %u of the sync's "
+                "barrier%s", round + 1, g->nrounds,
+                round ? ": it or a process it waits for has not arrived" : "");
+    const double s = (double)waited / 1e9;
+    const unsigned long long step = sstep_user_step(g->ctx);
+    if (fatal)
+        sstep_fatal(g->ctx, "sync", "gave up after waiting %.0f s (SUPERSTEP_SYNC_TIMEOUT) in "
+                "the sync ending superstep %llu: not arrived: %u (%s)", s, step, z, why);
+    sstep_warn("sync: process %u of %u has waited %.0f s in the sync ending superstep %llu: "
+            "not arrived: %u (%s)", g->pid, g->P, s, step, z, why);
+}
+
+/* Block in MPI until a first message, the barrier's receive, one of
+ * extra[0..n) (n <= 60) or a direct-get request completes (g->block);
+ * handles what completed; returns how many of extra did. */
+static int block_once(struct mpi_group *g, MPI_Request *extra, int n, int *bar)
+{
+    MPI_Request a[64];
+    int idx[64], k = 0, done = 0;
+    MPI_Status st[64];
+    if (g->dgr == MPI_REQUEST_NULL)
+        MPI_Irecv(&g->dgbuf, sizeof g->dgbuf, MPI_BYTE, MPI_ANY_SOURCE, T_DGREQ, g->comm, &g->dgr);
+    a[0] = g->pool[0];
+    a[1] = g->pool[1];
+    a[2] = g->pool[2];
+    a[3] = g->dgr;
+    for (int i = 0; i < n; ++i) a[4 + i] = extra[i];
+    MPI_Waitsome(4 + n, a, &k, idx, st);
+    g->pool[0] = a[0];
+    g->pool[1] = a[1];
+    g->pool[2] = a[2];
+    g->dgr = a[3];
+    for (int i = 0; i < n; ++i) extra[i] = a[4 + i];
+    if (k == MPI_UNDEFINED) return 0;
+    for (int i = 0; i < k; ++i) {
+        if (idx[i] < 2) {
+            pool_took(g, idx[i], &st[i], 1);
+        } else if (idx[i] == 2) {
+            *bar = 1;
+        } else if (idx[i] == 3) {
+            struct dgreq r = g->dgbuf;
+            MPI_Irecv(&g->dgbuf, sizeof g->dgbuf, MPI_BYTE, MPI_ANY_SOURCE, T_DGREQ, g->comm,
+                    &g->dgr);
+            mpi_dg_take(g, (lpf_pid_t)st[i].MPI_SOURCE, &r);
+        } else {
+            done++;
+        }
+    }
+    return done;
+}
+
+/* the end of a blocking wait: the direct-get receive back (a request it
+ * took meanwhile is served) */
+static void block_end(struct mpi_group *g)
+{
+    if (g->dgr == MPI_REQUEST_NULL) return;
+    MPI_Status st;
+    int cancelled = 0;
+    MPI_Cancel(&g->dgr);
+    MPI_Wait(&g->dgr, &st);
+    MPI_Test_cancelled(&st, &cancelled);
+    g->dgr = MPI_REQUEST_NULL;
+    if (!cancelled) mpi_dg_take(g, (lpf_pid_t)st.MPI_SOURCE, &g->dgbuf);
+}
+
+void mpi_sparse_barrier(struct mpi_group *g, const struct bmsg *mine, struct bmsg *res)
+{
+    const lpf_pid_t P = g->P, me = g->pid;
+    struct mpi_wait w;
+    mpi_wait_init(&w, NAP_SYNC_NS);
+    struct mpi_watch wt = { 0, 0 };
+    unsigned it = 0;
+    int bar = 0;
+    /* 1. every first message of ours matched (their receivers are in a
+     * sync, or leaving); meanwhile take those sent to us */
+    lpf_pid_t left = (lpf_pid_t)g->sfirst.n;
+    while (left) {
+        int n = 0, idx[64];
+        int cnt = g->sfirst.n < 64 ? (int)g->sfirst.n : 64;
+        /* the first 64 outstanding ones at a time (completed requests
+         * are MPI_REQUEST_NULL and skipped) */
+        size_t base = 0;
+        while (base < g->sfirst.n && g->sfirst.r[base] == MPI_REQUEST_NULL) ++base;
+        if (base + (size_t)cnt > g->sfirst.n) cnt = (int)(g->sfirst.n - base);
+        if (g->block == 2 || (g->block && w.idle)) {
+            if (cnt > 60) cnt = 60;
+            left -= (lpf_pid_t)block_once(g, g->sfirst.r + base, cnt, &bar);
+            continue;
+        }
+        MPI_Testsome(cnt, g->sfirst.r + base, &n, idx, MPI_STATUSES_IGNORE);
+        if (n == MPI_UNDEFINED) n = 0;
+        left -= (lpf_pid_t)n;
+        int p = pool_poll(g, &bar);
+        if (n || p) continue;
+        ++it;
+        mpi_wait_serve(g, &w, it, 0);
+        mpi_wait_step(&w);
+        if (mpi_wait_watch_due(&w, it)) sparse_watch(g, &wt, g->ord[base], -1);
+    }
+    g->sfirst.n = 0;
+    /* 2. the rounds: round r sends what we know to me + 2^r and receives
+     * from me - 2^r (then we know of 2^(r+1) processes) */
+    struct bmsg acc = *mine;
+    for (unsigned r = 0; r < g->nrounds; ++r) {
+        const lpf_pid_t d = (lpf_pid_t)(((uint64_t)1 << r) % P);
+        const lpf_pid_t to = me + d < P ? me + d : me + d - P;
+        const lpf_pid_t from = me >= d ? me - d : me + P - d;
+        g->bout[r] = acc;
+        MPI_Isend(&g->bout[r], sizeof acc, MPI_BYTE, (int)to, STAG_BAR(r, g->secpar), g->comm,
+                reqv_push(&g->rbar));
+        g->sent++;
+        MPI_Irecv(&g->bin[r], sizeof acc, MPI_BYTE, (int)from, STAG_BAR(r, g->secpar), g->comm,
+                &g->pool[2]);
+        bar = 0;
+        mpi_wait_init(&w, NAP_SYNC_NS);
+        while (!bar) {
+            if (g->block == 2 || (g->block && w.idle)) {
+                block_once(g, NULL, 0, &bar);
+                continue;
+            }
+            if (pool_poll(g, &bar)) continue;
+            ++it;
+            mpi_wait_serve(g, &w, it, 0);
+            mpi_wait_step(&w);
+            if (mpi_wait_watch_due(&w, it)) sparse_watch(g, &wt, from, (int)r);
+        }
+        bcombine(&acc, &g->bin[r]);
+    }
+    block_end(g);
+    *res = acc;
+    mpi_wait_all(g, &g->rbar);
+    g->nbar++;
 }

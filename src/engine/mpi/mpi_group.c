@@ -38,6 +38,40 @@ static size_t env_size(const char *name, size_t dflt)
     return dflt;
 }
 
+/* The sparse sync on the message path: SUPERSTEP_MPI_SPARSE=0 never,
+ * =1 always, unset from SUPERSTEP_MPI_SPARSE_MIN processes on (default
+ * SPARSE_MIN_DEFAULT; docs/mpi.md has the measurements behind it). */
+#define SPARSE_MIN_DEFAULT 8
+int mpi_sparse_wanted(lpf_pid_t P)
+{
+    const char *v = getenv("SUPERSTEP_MPI_SPARSE");
+    if (v && *v) {
+        if (strcmp(v, "0") == 0) return 0;
+        if (strcmp(v, "1") == 0) return 1;
+    }
+    size_t m = env_size("SUPERSTEP_MPI_SPARSE_MIN", SPARSE_MIN_DEFAULT);
+    if (m < 2) m = 2;
+    return (size_t)P >= m;
+}
+
+/* sections run so far on a communicator (an attribute of it; a duplicate
+ * starts afresh) */
+static int sec_key = MPI_KEYVAL_INVALID;
+
+static unsigned section_serial(MPI_Comm c)
+{
+    if (sec_key == MPI_KEYVAL_INVALID
+            && MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &sec_key,
+                    NULL) != MPI_SUCCESS)
+        return 0;
+    void *val = NULL;
+    int flag = 0;
+    MPI_Comm_get_attr(c, sec_key, &val, &flag);
+    uintptr_t n = flag ? (uintptr_t)val : 0;
+    MPI_Comm_set_attr(c, sec_key, (void *)(n + 1));
+    return (unsigned)n;
+}
+
 int mpi_oversubscribed(void)
 {
     return sstep_mpi.oversub;
@@ -59,6 +93,16 @@ void mpi_group_free(struct mpi_group *g)
         }
     }
     free(g->firstmem);
+    free(g->gask);
+    free(g->gaskr);
+    free(g->gans);
+    free(g->askers);
+    free(g->ord);
+    free(g->ordall);
+    free(g->amark);
+    free(g->poolbuf[0]);
+    free(g->poolbuf[1]);
+    sstep_arena_free(&g->farena);
     free(g->rfirst);
     free(g->got);
     free(g->idx);
@@ -81,6 +125,7 @@ void mpi_group_free(struct mpi_group *g)
     free(g->bsrc);
     free(g->regs);
     free(g->sfirst.r);
+    free(g->rbar.r);
     free(g->rbody.r);
     free(g->rget.r);
     free(g->rmisc.r);
@@ -111,6 +156,27 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     if (E > 8192) E = 8192;
     if (E < 256) E = 256;
     g->E = E & ~(size_t)63;
+    g->pool[0] = g->pool[1] = g->pool[2] = MPI_REQUEST_NULL;
+    g->pooltag = -1;
+    g->secpar = (int)(section_serial(comm) & 1);
+    if (!shm && P > 1 && mpi_sparse_wanted(P)) {
+        /* few first messages per sync, received into two buffers and
+         * kept by their size: room for more inline data */
+        g->sparse = 1;
+        g->E = 8192;
+        unsigned r = 0;
+        while (((lpf_pid_t)1 << r) < P) ++r;
+        g->nrounds = r;
+        /* waits that block in MPI: under SMPI (which charges every test
+         * and can spin forever on free ones) at once, elsewhere only when
+         * asked (SUPERSTEP_MPI_BLOCK=1; MPI libraries poll inside) */
+#ifdef SUPERSTEP_SMPI
+        g->block = 2;
+#endif
+        const char *b = getenv("SUPERSTEP_MPI_BLOCK");
+        if (b && *b) g->block = strcmp(b, "0") == 0 ? 0 : strcmp(b, "2") == 0 ? 2 : 1;
+    }
+    g->dgr = MPI_REQUEST_NULL;
     if (shm) {
         g->shm = shm;
         g->gen = ++shm->gen;
@@ -141,7 +207,14 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
         g->body_budget = env_size("SUPERSTEP_MPI_SHM_BODY", (size_t)4 << 20);
     }
     /* first-message receive buffers (message path only) */
-    g->firstmem = aligned_alloc(64, shm ? 64 : 2 * (size_t)P * g->E);
+    g->firstmem = aligned_alloc(64, shm || g->sparse ? 64 : 2 * (size_t)P * g->E);
+    g->ord = malloc(P * sizeof *g->ord);
+    g->ordall = malloc(P * sizeof *g->ordall);
+    g->amark = calloc(P, sizeof *g->amark);
+    if (g->sparse) {
+        g->poolbuf[0] = aligned_alloc(64, g->E);
+        g->poolbuf[1] = aligned_alloc(64, g->E);
+    }
     g->rfirst = malloc(P * sizeof *g->rfirst);
     g->got = calloc(P, 1);
     g->idx = malloc(P * sizeof *g->idx);
@@ -165,14 +238,16 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     g->bsrc = calloc(P, sizeof *g->bsrc);
     if (!g->wflags || !g->wflags_state || !g->ehdr || !g->bseg || !g->dgseen || !g->boff || !g->blen || !g->bsrc || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
             || !g->gsmall || !g->body[0] || !g->body[1] || !g->hdr || !g->bodyp
-            || !g->rin || !g->rout || !g->rsz) {
+            || !g->rin || !g->rout || !g->rsz || !g->ord || !g->ordall || !g->amark
+            || (g->sparse && (!g->poolbuf[0] || !g->poolbuf[1]))) {
         g->P = 0;
         mpi_group_free(g);
         return NULL;
     }
+    for (lpf_pid_t k = 1; k < P; ++k) g->ordall[k - 1] = pid + k < P ? pid + k : pid + k - P;
     for (lpf_pid_t q = 0; q < P; ++q) {
         g->rfirst[q] = MPI_REQUEST_NULL;
-        if (q == pid || shm) continue;
+        if (q == pid || shm || g->sparse) continue;
         MPI_Irecv(first_buf(g, 0, q), (int)g->E, MPI_BYTE, (int)q, TAG(T_FIRST, 0), comm,
                 &g->rfirst[q]);
     }

@@ -34,8 +34,35 @@ enum { X_PREAD = -1 };
 #define TAG(kind, par) ((kind) + (par))
 /* direct gets (bsp_direct_get), outside the superstep structure */
 enum { T_DGREQ = 20, T_DGREP = 21 };
+/* the sparse sync: "have you left?" travels as a dgreq with slot and piece
+ * UINT32_MAX (DG_ASK); the one-byte answer, once the owner leaves, as
+ * T_GONEREP */
+enum { T_GONEREP = 22 };
+#define DG_ASK UINT32_MAX
 /* the PUB extensions' range syncs (mpi_range.c): every packet, one tag */
 enum { T_RANGE = 30 };
+/* the sparse sync (mpi_exchange.c): first messages (+ episode parity + 2 x
+ * section parity) and the barrier's rounds (+ 2 x round + section parity) */
+enum { T_SFIRST = 40, T_BAR = 48 };
+#define STAG_FIRST(par, sp) (T_SFIRST + (par) + 2 * (sp))
+#define STAG_BAR(r, sp) (T_BAR + 2 * (r) + (sp))
+#define BAR_ROUNDS_MAX 32
+
+/* A message of the sparse sync's barrier: what the process and the
+ * processes it has heard of (directly or through earlier rounds) bring.
+ * Combined with min, max, or and and only, so that hearing of a process
+ * twice changes nothing. */
+#define B_SYNC 1u        /* in a sync */
+#define B_REHOOK 2u      /* in a rehook */
+#define B_GONE 4u        /* left the section */
+#define B_FAILED 8u      /* left in the failure state */
+#define B_RANGE 16u      /* left, and sent range packets (a final one follows) */
+struct bmsg {
+    uint64_t vmin, vmax;  /* sync: the agreement value; gone: supersteps done */
+    uint32_t pmin, pmax;  /* the lowest pid with vmin, with vmax */
+    uint32_t any;         /* or of B_* */
+    uint32_t all;         /* and of B_* */
+};
 
 struct dgreq {
     uint32_t slot;
@@ -263,6 +290,42 @@ struct mpi_group {
     struct sstep_ctx *ctx;     /* our context in this section */
     struct mpi_group *outer;   /* enclosing section of this process */
     struct mpi_range *range;   /* E1/E2 state (mpi_range.c), made on first use */
+    /* the sparse sync (mpi_exchange.c): first messages only to peers we
+     * have something for, then a dissemination barrier */
+    int sparse;
+    int secpar;                /* parity of this section on its communicator */
+    lpf_pid_t *ord;            /* peers of this sync's data phase, in Latin-square order */
+    lpf_pid_t nord;
+    lpf_pid_t *ordall;         /* [P-1] every peer in that order (dense) */
+    uint32_t *amark;           /* [P] == astamp: q is in ord this sync */
+    uint32_t astamp;
+    MPI_Request pool[3];       /* any-source receives of first messages; [2]: the
+                                  barrier round's receive */
+    lpf_pid_t nsend;           /* first messages sent this sync: sfirst.r[i] to ord[i] */
+    uint64_t pool_e;           /* the episode whose first messages they take */
+    struct reqv rbar;          /* the barrier's sends */
+    char *poolbuf[2];          /* [E] each */
+    int pooltag;               /* their tag while posted (-1: not posted) */
+    int pool_keep;             /* 1: keep what arrives (a sync), 0: drop it */
+    struct sstep_arena farena; /* first messages received (until the next sync) */
+    unsigned nrounds;          /* ceil(log2 P) */
+    struct bmsg bout[BAR_ROUNDS_MAX], bin[BAR_ROUNDS_MAX];
+    uint64_t nbar;             /* barriers done in this section */
+    /* range syncs with the sparse sync: whether a peer has left (no "gone"
+     * header tells it) is asked (mpi_sparse_gone); [P] each, made on first use */
+    unsigned char *gask;       /* 0: not asked; 1: asked; 2: it has left */
+    MPI_Request *gaskr;        /* [2P]: the question (MPI_Issend), the answer */
+    unsigned char *gans;
+    lpf_pid_t *askers;         /* peers that asked us (answered when we leave) */
+    size_t nask, askcap;
+    int leaving;
+    /* the sparse sync's waits block in MPI_Waitsome (SUPERSTEP_MPI_BLOCK;
+     * 2: at once, 1: after spinning), with a receive for direct gets */
+    int block;
+    MPI_Request dgr;
+    struct dgreq dgbuf;
+    uint64_t nsyncs;           /* syncs (SUPERSTEP_MPI_STATS) */
+    uint64_t sync_max;         /* most messages sent in one sync without registrations */
     uint64_t sent;             /* messages (or mailbox first messages) sent to peers */
     /* called once every get of the sync has read its source and landed,
      * before any put lands (the hybrid engine writes its threads' gets) */
@@ -406,6 +469,21 @@ SSTEP_HIDDEN void mpi_grow_bodies(struct mpi_group *g, struct sstep_ctx *ctx, si
 SSTEP_HIDDEN int mpi_wait_first(struct mpi_group *g, struct sstep_ctx *ctx, uint64_t e,
         uint32_t rehook);
 SSTEP_HIDDEN void mpi_prepost_next(struct mpi_group *g, uint64_t e);
+/* the sparse sync: post the any-source first-message receives of episode
+ * e (keep: record what arrives as this sync's headers, else drop it) */
+SSTEP_HIDDEN void mpi_pool_post(struct mpi_group *g, uint64_t e, int keep);
+/* take the pool's receives back (what matched them meanwhile is taken) */
+SSTEP_HIDDEN void mpi_pool_stop(struct mpi_group *g);
+/* add q to this sync's peers (once) */
+SSTEP_HIDDEN void mpi_ord_add(struct mpi_group *g, lpf_pid_t q);
+/* wait for our first messages (g->sfirst) to be matched, then the
+ * barrier; *res: everybody's contribution combined. Takes first messages
+ * meanwhile; at its end every first message to us of this episode is in */
+SSTEP_HIDDEN void mpi_sparse_barrier(struct mpi_group *g, const struct bmsg *mine,
+        struct bmsg *res);
+/* whether sections of P processes on the message path use the sparse sync
+ * (SUPERSTEP_MPI_SPARSE, SUPERSTEP_MPI_SPARSE_MIN) */
+SSTEP_HIDDEN int mpi_sparse_wanted(lpf_pid_t P);
 
 /* mpi_encode.c */
 SSTEP_HIDDEN size_t mpi_out_bound(const struct mpi_group *g, const struct sstep_peer_lists *pl,
@@ -431,6 +509,12 @@ SSTEP_HIDDEN void mpi_scatter_gets(struct mpi_group *g, struct sstep_ctx *ctx, l
 SSTEP_HIDDEN lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info);
 
 /* mpi_section.c */
+/* the sparse sync: whether q has left the section (asks it once; 0 until
+ * it answers, which it does once it leaves) */
+SSTEP_HIDDEN int mpi_sparse_gone(struct mpi_group *g, lpf_pid_t q);
+/* a request q sent us on T_DGREQ: a direct get (answered now, or once we
+ * complete the exchange its reader completed) or a DG_ASK */
+SSTEP_HIDDEN void mpi_dg_take(struct mpi_group *g, lpf_pid_t q, const struct dgreq *r);
 /* serve the direct gets peers asked of us; how many */
 SSTEP_HIDDEN int mpi_serve_dgets(struct mpi_group *g);
 /* the end of an exchange: count it, publish it (direct gets wait for it),

@@ -332,6 +332,7 @@ int mr_peer_gone(struct mpi_group *g, struct mpi_range *rs, lpf_pid_t q)
             return !l->final_range[(int)(g->gen & 1)];
         return 0;
     }
+    if (g->sparse) return mpi_sparse_gone(g, q);   /* no "gone" header: ask */
     if (!g->got[q] && g->rfirst[q] != MPI_REQUEST_NULL) {
         int flag = 0;
         MPI_Test(&g->rfirst[q], &flag, MPI_STATUS_IGNORE);

@@ -23,6 +23,88 @@ int mpi_sections_active(void)
 /* Leaving a section                                                    */
 /* ------------------------------------------------------------------ */
 
+/* The sparse sync's leaving: barriers saying "gone" until one finds every
+ * process gone (one in a sync or rehook meanwhile fails it, and leaves
+ * too). Its result: all did the same number of supersteps, none failed. */
+static const unsigned char gone_byte = 1;
+
+static void answer_gone(struct mpi_group *g, lpf_pid_t q)
+{
+    MPI_Isend(&gone_byte, 1, MPI_BYTE, (int)q, T_GONEREP, g->comm, reqv_push(&g->rdg));
+}
+
+int mpi_sparse_gone(struct mpi_group *g, lpf_pid_t q)
+{
+    if (SSTEP_UNLIKELY(!g->gask)) {
+        g->gask = calloc(g->P, 1);
+        g->gans = calloc(g->P, 1);
+        g->gaskr = malloc(2 * g->P * sizeof *g->gaskr);
+        if (!g->gask || !g->gans || !g->gaskr)
+            sstep_fatal(g->ctx, "sstep_sync_range", "out of memory (who has left)");
+        for (lpf_pid_t k = 0; k < 2 * g->P; ++k) g->gaskr[k] = MPI_REQUEST_NULL;
+    }
+    if (g->gask[q] == 0) {
+        static const struct dgreq ask = { DG_ASK, DG_ASK, 0, 0, 0 };
+        MPI_Irecv(&g->gans[q], 1, MPI_BYTE, (int)q, T_GONEREP, g->comm, &g->gaskr[2 * q + 1]);
+        MPI_Issend(&ask, sizeof ask, MPI_BYTE, (int)q, T_DGREQ, g->comm, &g->gaskr[2 * q]);
+        g->gask[q] = 1;
+        return 0;
+    }
+    if (g->gask[q] == 1) {
+        int done = 0;
+        MPI_Test(&g->gaskr[2 * q + 1], &done, MPI_STATUS_IGNORE);
+        if (!done) return 0;
+        g->gask[q] = 2;
+    }
+    return 1;
+}
+
+/* leaving with the sparse sync: answer who asked whether we left, and
+ * (half 0) have our own questions taken before the barriers (a process
+ * in a sync or leaving takes them), or (half 1) answered after them
+ * (every process answers when it leaves) */
+static void sparse_answers(struct mpi_group *g, int half)
+{
+    g->leaving = 1;
+    for (size_t i = 0; i < g->nask; ++i) answer_gone(g, g->askers[i]);
+    g->nask = 0;
+    if (!g->gask) return;
+    struct reqv v = { NULL, 0, 0 };
+    for (lpf_pid_t q = 0; q < g->P; ++q)
+        if (g->gaskr[2 * q + half] != MPI_REQUEST_NULL) *reqv_push(&v) = g->gaskr[2 * q + half];
+    mpi_wait_all(g, &v);
+    free(v.r);
+    for (lpf_pid_t q = 0; q < g->P; ++q) g->gaskr[2 * q + half] = MPI_REQUEST_NULL;
+}
+
+static lpf_err_t leave_sparse(struct mpi_group *g, struct sstep_ctx *ctx, int ranged)
+{
+    sparse_answers(g, 0);
+    const uint64_t steps = ctx->superstep - ctx->range_steps;
+    const uint32_t fl = B_GONE | (ctx->failed ? B_FAILED : 0) | (ranged ? B_RANGE : 0);
+    struct bmsg m = { steps, steps, g->pid, g->pid, fl, fl }, res;
+    do {
+        mpi_pool_post(g, g->episode, 0);
+        mpi_sparse_barrier(g, &m, &res);
+        mpi_pool_stop(g);
+    } while (!(res.all & B_GONE));
+    sparse_answers(g, 1);
+    lpf_err_t rc = (res.any & B_FAILED) || res.vmin != res.vmax ? LPF_ERR_FATAL : LPF_SUCCESS;
+    if (res.any & B_RANGE) {
+        /* who sent range packets: their final ones must be received */
+        unsigned char mine = ranged ? 1 : 0, *all = malloc(g->P);
+        if (!all) sstep_fatal(ctx, "lpf_exec", "out of memory (leaving the section)");
+        MPI_Allgather(&mine, 1, MPI_BYTE, all, 1, MPI_BYTE, g->comm);
+        for (lpf_pid_t q = 0; q < g->P; ++q)
+            if (q != g->pid && all[q]) mpi_range_need(g, q);
+        free(all);
+    }
+    mpi_range_drain(g);
+    mpi_serve_dgets(g);
+    mpi_wait_all(g, &g->rdg);
+    return rc;
+}
+
 /* Tell every peer we left, then receive from every peer until its own
  * "gone". Returns the section's result as every process sees it. */
 static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
@@ -34,6 +116,7 @@ static lpf_err_t leave(struct mpi_group *g, struct sstep_ctx *ctx)
     if (P == 1) return rc;
     /* range syncs (mpi_range.c): our final range packet goes first */
     const int ranged = mpi_range_depart(g);
+    if (g->sparse) return leave_sparse(g, ctx, ranged);
     if (g->shm) {
         struct shm_line *ml = line_of(g, me);
         const int gp = (int)(g->gen & 1);
@@ -149,11 +232,24 @@ static void pop_section(struct mpi_group *g)
     if (top_section == g) top_section = g->outer;
 }
 
+/* SUPERSTEP_MPI_STATS=1: one line per process and section on stderr */
+static int want_stats(void)
+{
+    const char *v = getenv("SUPERSTEP_MPI_STATS");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 /* pid leaves: drain, release group and context */
 static lpf_err_t section_end(struct sstep_ctx *ctx)
 {
     struct mpi_group *g = ctx->group;
     lpf_err_t rc = leave(g, ctx);
+    if (want_stats())
+        fprintf(stderr, "superstep mpi: process %u of %u (%s sync): %llu syncs, %llu messages "
+                "sent in them; at most %llu in one sync without new registrations\n",
+                g->pid, g->P, g->shm ? "on-node" : g->sparse ? "sparse" : "dense",
+                (unsigned long long)g->nsyncs, (unsigned long long)g->sent,
+                (unsigned long long)g->sync_max);
     pop_section(g);
     if (g->has_bwin) MPI_Win_free(&g->bwin);   /* every process gets here */
     mpi_group_free(g);
@@ -183,8 +279,18 @@ static struct sstep_ctx *section_start(MPI_Comm comm, struct mpi_shm *shm, lpf_p
     struct mpi_group *g = shm == MPI_SHM_NOMEM ? NULL
             : mpi_group_new(comm, pid, P, sstep_mpi.oversub, shm);
     struct sstep_ctx *ctx = g ? sstep_ctx_create(pid, P, &sstep_mpi_engine, g) : NULL;
-    int ok = ctx != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    /* and every process syncs the same way (SUPERSTEP_MPI_SPARSE*) */
+    const int sp = g ? g->sparse : 0;
+    int v[3] = { ctx != NULL, g ? sp : 1, g ? !sp : 1 };
+    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, comm);
+    int ok = v[0];
+    if (ok && !v[1] && !v[2]) {
+        if (pid == 0)
+            sstep_warn("lpf_exec: SUPERSTEP_MPI_SPARSE or SUPERSTEP_MPI_SPARSE_MIN differ between "
+                    "the %u processes of a section (some would use the sparse sync, some not); "
+                    "the section does not run", P);
+        ok = 0;
+    }
     if (ok) return ctx;
     if (ctx) sstep_ctx_destroy(ctx);
     if (g) {
@@ -322,6 +428,17 @@ static lpf_err_t mp_rehook(struct sstep_ctx *ctx, lpf_spmd_t spmd, lpf_args_t ar
     const uint64_t e = g->episode;
     const int par = (int)(e & 1);
     /* every process must be rehooking: one header-only exchange */
+    if (g->sparse) {
+        struct bmsg m = { 0, 0, me, me, B_REHOOK, B_REHOOK }, res;
+        mpi_pool_post(g, e, 0);
+        mpi_sparse_barrier(g, &m, &res);
+        mpi_pool_stop(g);
+        if (res.any != B_REHOOK) {
+            ctx->failed = 1;
+            return LPF_ERR_FATAL;
+        }
+        return rehook_section(g, ctx, spmd, args);
+    }
     if (g->shm) {
         atomic_store_explicit(&line_of(g, me)->word[par], mkword(g->gen, e, W_EMPTY | W_REHOOK),
                 memory_order_release);
@@ -437,6 +554,41 @@ static void dg_test_replies(struct mpi_group *g)
  * while we apply the puts it made to us, or others made) waits until we
  * completed it too: its request is kept and answered by mpi_episode_done.
  * Returns how many requests came. */
+void mpi_dg_take(struct mpi_group *g, lpf_pid_t q, const struct dgreq *rp)
+{
+    const struct dgreq r = *rp;
+    if (SSTEP_UNLIKELY(r.slot == DG_ASK && r.piece == DG_ASK)) {
+        /* has this process left? (the sparse sync's range waits) */
+        if (g->leaving) {
+            answer_gone(g, q);
+            return;
+        }
+        if (g->nask == g->askcap) {
+            size_t c = g->askcap ? 2 * g->askcap : 8;
+            lpf_pid_t *a = realloc(g->askers, c * sizeof *a);
+            if (!a) sstep_fatal(g->ctx, "sstep_sync_range", "out of memory");
+            g->askers = a;
+            g->askcap = c;
+        }
+        g->askers[g->nask++] = q;
+        return;
+    }
+    if (r.ep > g->episode) {
+        if (g->ndgw == g->dgwcap) {
+            size_t c = g->dgwcap ? 2 * g->dgwcap : 8;
+            struct dgwait *w = realloc(g->dgw, c * sizeof *w);
+            if (!w) sstep_fatal(g->ctx, "bsp_direct_get", "out of memory");
+            g->dgw = w;
+            g->dgwcap = c;
+        }
+        g->dgw[g->ndgw].r = r;
+        g->dgw[g->ndgw].q = q;
+        g->ndgw++;
+        return;
+    }
+    dg_answer(g, q, &r);
+}
+
 int mpi_serve_dgets(struct mpi_group *g)
 {
     int served = 0;
@@ -448,22 +600,8 @@ int mpi_serve_dgets(struct mpi_group *g)
         if (!flag) break;
         struct dgreq r;
         MPI_Mrecv(&r, sizeof r, MPI_BYTE, &m, MPI_STATUS_IGNORE);
-        lpf_pid_t q = (lpf_pid_t)st.MPI_SOURCE;
         served++;
-        if (r.ep > g->episode) {
-            if (g->ndgw == g->dgwcap) {
-                size_t c = g->dgwcap ? 2 * g->dgwcap : 8;
-                struct dgwait *w = realloc(g->dgw, c * sizeof *w);
-                if (!w) sstep_fatal(g->ctx, "bsp_direct_get", "out of memory");
-                g->dgw = w;
-                g->dgwcap = c;
-            }
-            g->dgw[g->ndgw].r = r;
-            g->dgw[g->ndgw].q = q;
-            g->ndgw++;
-            continue;
-        }
-        dg_answer(g, q, &r);
+        mpi_dg_take(g, (lpf_pid_t)st.MPI_SOURCE, &r);
     }
     dg_test_replies(g);
     return served;

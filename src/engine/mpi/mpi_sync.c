@@ -42,7 +42,121 @@
 /* Sync                                                                 */
 /* ------------------------------------------------------------------ */
 
+static int cmp_dist(const void *a, const void *b, void *arg)
+{
+    const lpf_pid_t me = *(const lpf_pid_t *)arg, P = ((const lpf_pid_t *)arg)[1];
+    lpf_pid_t x = *(const lpf_pid_t *)a, y = *(const lpf_pid_t *)b;
+    x = x > me ? x - me : x + P - me;
+    y = y > me ? y - me : y + P - me;
+    return x < y ? -1 : x > y;
+}
+
+/* The sparse exchange (docs/mpi.md, "The sparse sync"): a first message
+ * only to the peers we have something for (every peer when registrations
+ * become active), synchronous (MPI_Issend: it completes once its receiver
+ * took it); the barrier, entered once all of ours were taken, carries the
+ * agreement values and "gone". At its end every first message to us is
+ * in. g->ord: the peers we send to or heard from, in Latin-square order.
+ * -1: the sync fails on every process (a process left, or rehooks). */
+static int sparse_first(struct mpi_group *g, struct sstep_ctx *ctx, struct sstep_sync_info *info,
+        size_t nreg, int *anyp)
+{
+    const lpf_pid_t P = g->P, me = g->pid;
+    const uint64_t e = g->episode;
+    if (g->farena.head) sstep_arena_reset(&g->farena);
+    if (++g->astamp == 0) {
+        memset(g->amark, 0, P * sizeof *g->amark);
+        g->astamp = 1;
+    }
+    g->nord = 0;
+    const lpf_pid_t *S = nreg ? g->ordall : ctx->q.touched;
+    const lpf_pid_t ns = nreg ? P - 1 : ctx->q.ntouched;
+    size_t nbig = 0, nbigget = 0;
+    for (lpf_pid_t i = 0; i < ns; ++i) {
+        const lpf_pid_t q = S[i];
+        if (q == me) continue;
+        const struct sstep_peer_lists *pl = &ctx->q.peers[q];
+        if (mbuf_reserve(&g->out[q], mpi_out_bound(g, pl, nreg))) return -2;
+        nbig += pl->count[SSTEP_PUT] + pl->count[SSTEP_MSG];
+        nbigget += pl->count[SSTEP_GET];
+    }
+    if (SSTEP_UNLIKELY(ctx->q.n) && (bigv_reserve(&g->bsend, nbig) || bigv_reserve(&g->bget, nbigget)))
+        return -2;
+    mpi_pool_post(g, e, 1);
+    int any = 0;
+    const int tag = STAG_FIRST((int)(e & 1), g->secpar);
+    for (lpf_pid_t i = 0; i < ns; ++i) {
+        const lpf_pid_t q = S[i];
+        if (q == me) continue;
+        size_t len = mpi_encode(g, ctx, q, e, info->check, nreg, g->out[q].p);
+        const struct fhdr *h = (const struct fhdr *)g->out[q].p;
+        if (h->flags & H_SEPARATE) {
+            g->osep[q] = len - sizeof *h;
+            len = sizeof *h;
+            any = 1;
+        } else {
+            g->osep[q] = 0;
+            if (!(h->flags & H_EMPTY)) any = 1;
+        }
+        MPI_Issend(g->out[q].p, (int)len, MPI_BYTE, (int)q, tag, g->comm, reqv_push(&g->sfirst));
+        g->sent++;
+        mpi_ord_add(g, q);
+    }
+    g->nsend = g->nord;
+    struct bmsg m = { info->check, info->check, me, me, B_SYNC, B_SYNC }, res;
+    mpi_sparse_barrier(g, &m, &res);
+    mpi_pool_stop(g);
+    if (res.any != B_SYNC) {
+        for (lpf_pid_t i = 0; i < g->nord; ++i) g->got[g->ord[i]] = 0;
+        return -1;
+    }
+    if (res.vmin != res.vmax && !info->mismatch) {
+        info->mismatch = 1;
+        if (info->check != res.vmin) {
+            info->peer = res.pmin;
+            info->peer_check = res.vmin;
+        } else {
+            info->peer = res.pmax;
+            info->peer_check = res.vmax;
+        }
+    }
+    for (lpf_pid_t i = 0; i < g->nord; ++i) {
+        const lpf_pid_t q = g->ord[i];
+        if (g->got[q]) {
+            g->got[q] = 0;
+            if (!(g->hdr[q]->flags & H_EMPTY)) any = 1;
+            continue;
+        }
+        struct fhdr *x = &g->ehdr[q];
+        memset(x, 0, sizeof *x);
+        x->episode = e;
+        x->check = info->check;
+        x->flags = H_EMPTY;
+        g->hdr[q] = x;
+    }
+    if (g->nord > 1) {
+        lpf_pid_t arg[2] = { me, P };
+        qsort_r(g->ord, g->nord, sizeof *g->ord, cmp_dist, arg);
+    }
+    *anyp = any;
+    return 0;
+}
+
+static lpf_err_t sync_body(struct sstep_ctx *ctx, struct sstep_sync_info *info);
+
+/* the sync, and what SUPERSTEP_MPI_STATS reports of it */
 lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
+{
+    struct mpi_group *g = ctx->group;
+    const uint64_t s0 = g->sent;
+    const int regs = ctx->pending_globals != 0;
+    lpf_err_t rc = sync_body(ctx, info);
+    g->nsyncs++;
+    if (!regs && g->sent - s0 > g->sync_max) g->sync_max = g->sent - s0;
+    return rc;
+}
+
+static lpf_err_t sync_body(struct sstep_ctx *ctx, struct sstep_sync_info *info)
 {
     struct mpi_group *g = ctx->group;
     const lpf_pid_t P = g->P, me = g->pid;
@@ -61,6 +175,16 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         nreg = mpi_collect_regs(g, ctx);
         if (nreg == SIZE_MAX) return LPF_ERR_FATAL;
     }
+    int any = 0;
+    const lpf_pid_t *ord = g->ordall;
+    lpf_pid_t nord = P - 1;
+    if (g->sparse) {
+        /* (out of memory fails before anything is sent: only us) */
+        if (sparse_first(g, ctx, info, nreg, &any)) return LPF_ERR_FATAL;
+        ord = g->ord;
+        nord = g->nord;
+        goto data;
+    }
     size_t nbig = 0, nbigget = 0;
     for (lpf_pid_t q = 0; q < P; ++q) {
         if (q == me) continue;
@@ -73,7 +197,6 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         return LPF_ERR_FATAL;
 
     /* 1. one first message to every peer, in Latin-square order */
-    int any = 0;
     g->sent += P - 1;
     if (g->shm) {
         /* into our mailboxes (bodies too large for them: into our body
@@ -184,6 +307,7 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         }
         mpi_prepost_next(g, e);
     }
+data:;
     const struct sstep_peer_lists *mine = &ctx->q.peers[me];
     if (SSTEP_LIKELY(!any) && mine->head[SSTEP_PUT] == SSTEP_NIL
             && mine->head[SSTEP_GET] == SSTEP_NIL && mine->head[SSTEP_MSG] == SSTEP_NIL) {
@@ -194,9 +318,8 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
 
     /* 3. bodies, get replies, direct puts and messages */
     if (g->rmsg[par].head) sstep_arena_reset(&g->rmsg[par]);
-    for (lpf_pid_t k = 1; k < P; ++k) {
-        lpf_pid_t q = me + k;
-        if (q >= P) q -= P;
+    for (lpf_pid_t k = 0; k < nord; ++k) {
+        const lpf_pid_t q = ord[k];
         const struct fhdr *h = g->hdr[q];
         if (h->flags & H_SHMBODY) {
             g->bodyp[q] = g->bseg[q] + (size_t)par * g->bcap + h->body_off;
@@ -215,9 +338,8 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
             g->sent++;
         }
     }
-    for (lpf_pid_t k = 1; k < P; ++k) {
-        lpf_pid_t q = me + k;
-        if (q >= P) q -= P;
+    for (lpf_pid_t k = 0; k < nord; ++k) {
+        const lpf_pid_t q = ord[k];
         if (!g->gsmall[q]) continue;
         if (mbuf_reserve(&g->rin[q], g->gsmall[q]))
             sstep_fatal(ctx, "lpf_sync", "out of memory (%zu bytes of get replies)", g->gsmall[q]);
@@ -236,15 +358,13 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     mpi_wait_all(g, &g->rbody);
 
     size_t nmsg = mine->count[SSTEP_MSG];
-    for (lpf_pid_t q = 0; q < P; ++q)
-        if (q != me) nmsg += g->hdr[q]->nmsg;
+    for (lpf_pid_t k = 0; k < nord; ++k) nmsg += g->hdr[ord[k]]->nmsg;
     if (nmsg && sstep_inbox_reserve(&ctx->inbox, nmsg))
         sstep_fatal(ctx, "lpf_sync", "out of memory (inbox of %zu messages)", nmsg);
 
     /* 4. registrations, get requests, messages of every peer */
-    for (lpf_pid_t k = 1; k < P; ++k) {
-        lpf_pid_t q = me + k;
-        if (q >= P) q -= P;
+    for (lpf_pid_t k = 0; k < nord; ++k) {
+        const lpf_pid_t q = ord[k];
         const struct fhdr *h = g->hdr[q];
         const char *b = g->bodyp[q];
         if (h->nreg) {
@@ -285,24 +405,20 @@ lpf_err_t mpi_sync(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         struct bigx *x = &g->bget.e[i];
         if (x->tmp) memcpy(x->ptr, x->tmp, x->size);
     }
-    for (lpf_pid_t q = 0; q < P; ++q)
-        if (q != me && g->gsmall[q]) mpi_scatter_gets(g, ctx, q);
+    for (lpf_pid_t k = 0; k < nord; ++k)
+        if (g->gsmall[ord[k]]) mpi_scatter_gets(g, ctx, ord[k]);
     if (mine->head[SSTEP_GET] != SSTEP_NIL) mpi_self_gets(ctx);
     if (g->before_puts) g->before_puts(g->before_puts_arg);
 
     /* 6. puts, source by source (ourselves last), then the direct ones */
-    for (lpf_pid_t k = 1; k <= P; ++k) {
-        lpf_pid_t q = me + k;
-        if (q >= P) q -= P;
-        if (q == me) {
-            if (mine->head[SSTEP_PUT] != SSTEP_NIL) mpi_self_puts(ctx);
-            continue;
-        }
+    for (lpf_pid_t k = 0; k < nord; ++k) {
+        const lpf_pid_t q = ord[k];
         const struct fhdr *h = g->hdr[q];
         if (!h->put_bytes) continue;
         const char *b = g->bodyp[q] + h->nreg * sizeof(struct regrec);
         mpi_apply_puts(g, ctx, q, b, b + h->put_bytes);
     }
+    if (mine->head[SSTEP_PUT] != SSTEP_NIL) mpi_self_puts(ctx);
     mpi_mark_overlaps(g, &g->bput);
     for (size_t i = 0; i < g->bput.n; ++i) {
         struct bigx *x = &g->bput.e[i];
