@@ -82,8 +82,12 @@ int mpi_wait_watch_due(const struct mpi_wait *w, unsigned it)
 
 /* The watchdog (core/watchdog.c), called now and then by the waits of a
  * sync: state[q] is what this process knows of q's arrival. */
+SSTEP_HIDDEN void mpi_range_plain_tick(struct mpi_group *g);   /* mpi_range.c */
 void mpi_sync_watch(struct mpi_group *g, struct mpi_watch *wt, const unsigned char *state)
 {
+    /* a section with range syncs: an ordinary sync's wait of 0.1 s or more
+     * takes part in their deadlock detection */
+    if (g->range) mpi_range_plain_tick(g);
     mpi_watch_range(g, wt, 0, g->P, state);
 }
 
@@ -414,6 +418,7 @@ static void bcombine(struct bmsg *a, const struct bmsg *b)
  * speak; the others give up too, a little later. */
 static void sparse_watch(struct mpi_group *g, struct mpi_watch *wt, lpf_pid_t z, int round)
 {
+    if (g->range) mpi_range_plain_tick(g);   /* as in mpi_sync_watch */
     const struct sstep_watchdog *wd = sstep_watchdog();
     if (!wd->first_ns) return;
     uint64_t t = mpi_now_ns();
