@@ -88,6 +88,7 @@ cdef extern from "sstep_py.h" nogil:
     void sstep_py_init_free(lpf_init_t init)
     int sstep_py_sub_init(int n, lpf_init_t *init, long long *fhandle)
     int sstep_py_agree(int n, int *lo, int *hi)
+    int sstep_py_gather_why(long long fhandle, const char *mine, int cap, char *all)
     void sstep_py_note_begin(int kind, long long fhandle, unsigned run_no)
     void sstep_py_note_end()
     void sstep_py_note_send(const char *text, int len, unsigned self, unsigned nprocs)

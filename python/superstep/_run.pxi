@@ -78,7 +78,7 @@ def mpi_world():
 
 
 cdef class _Run:
-    cdef public object fn, args, kwargs, result, exc, lock, fatal, returned
+    cdef public object fn, args, kwargs, result, exc, lock, fatal, returned, remote
     cdef public int exc_pid, exc_nprocs
     cdef public bint aborted, mpi, noabort
     cdef public int T          # threads per rank (hybrid engine), else 1
@@ -92,6 +92,7 @@ cdef class _Run:
         self.exc = None
         self.fatal = None         # the first BSPError of the run
         self.returned = {}        # pid -> its supersteps, of this OS process's processes
+        self.remote = None        # hybrid: why another rank's processes failed
         self.lock = threading.Lock()
         self.exc_pid = -1
         self.aborted = False
@@ -187,8 +188,9 @@ cdef int _spmd_body(lpf_t lctx, lpf_pid_t pid, lpf_pid_t nprocs) noexcept:
                 run.result = res
             # the other processes' syncs name this one if they sync again
             steps = ctx._step - ctx._lsteps
-            with run.lock:
-                run.returned[pid] = steps
+            if not ctx._failed:   # (one that caught its failed sync did not leave first)
+                with run.lock:
+                    run.returned[pid] = steps
             if run.mpi and nprocs > <unsigned>run.T and not ctx._failed:
                 _note_post(run, pid, nprocs, {"k": "ret", "pid": pid, "nprocs": nprocs,
                                               "steps": steps})
@@ -250,10 +252,44 @@ def _hybrid_run(_Run r, p):
     member(0)
     for th in threads:
         th.join()
+    cdef lpf_err_t rc = LPF_SUCCESS
     for x in rcs:
         if x != LPF_SUCCESS:
-            return x
-    return LPF_SUCCESS
+            rc = x
+            break
+    if R > 1:
+        _hybrid_why(r, rc, fh, R)
+    return rc
+
+
+cdef enum:
+    _WHY_CAP = 512
+
+
+cdef _hybrid_why(_Run r, lpf_err_t rc, long long fh, int R):
+    """After a hybrid run, once its threads have joined: the ranks tell each
+    other why their processes failed (one allgather of a line each), so that
+    a rank whose syncs merely failed names the process that caused it."""
+    mine = ""
+    e = r.exc
+    if e is not None and not isinstance(e, (SyncError, Aborted, BSPError)):
+        mine = "process %d raised %s" % (r.exc_pid, _exc_line(e))
+    elif (e is not None or rc != LPF_SUCCESS) and r.returned:
+        q, n = sorted(r.returned.items())[0]
+        mine = "process %d returned from its SPMD function after %d supersteps" % (q, n)
+    cdef bytes b = mine.encode("utf-8", "replace")[:_WHY_CAP - 1]
+    cdef bytearray allb = bytearray(_WHY_CAP * R)
+    if sstep_py_gather_why(fh, b, _WHY_CAP, allb) != 0:
+        return
+    if mine or (e is None and rc == LPF_SUCCESS):
+        return
+    for k in range(R):
+        if k == _mpi_rank:
+            continue
+        t = bytes(allb[k * _WHY_CAP:(k + 1) * _WHY_CAP]).split(b"\0", 1)[0]
+        if t:
+            r.remote = t.decode("utf-8", "replace")
+            return
 
 
 def _run_result(_Run r, lpf_err_t rc, str why):
@@ -264,9 +300,13 @@ def _run_result(_Run r, lpf_err_t rc, str why):
         e = r.exc
         try:
             e.add_note("superstep: raised by process %d of %d" % (r.exc_pid, r.exc_nprocs))
+            if r.remote is not None:
+                e.add_note("superstep: the run failed because %s" % r.remote)
         except AttributeError:
             pass
         raise e
+    if rc != LPF_SUCCESS and r.remote is not None:
+        raise SyncError("superstep.run: the run failed because %s" % r.remote)
     if rc != LPF_SUCCESS:
         mine = sorted(r.returned.items())
         if mine:

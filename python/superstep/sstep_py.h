@@ -159,6 +159,24 @@ static int sstep_py_agree(int n, int *lo, int *hi)
     return 0;
 }
 
+/* After a hybrid run, its threads joined (only this thread calls MPI):
+ * every rank of the run (the communicator fhandle, or MPI_COMM_WORLD when
+ * 0) gives a line of cap bytes (why its processes failed, or empty) and
+ * gets every rank's in all[nranks * cap]. */
+static int sstep_py_gather_why(long long fhandle, const char *mine, int cap, char *all)
+{
+    MPI_Comm c = fhandle ? MPI_Comm_f2c((MPI_Fint)fhandle) : sstep_py_agree_comm;
+    if (c == MPI_COMM_NULL || cap <= 1) return -1;
+    char *buf = calloc((size_t)cap, 1);
+    if (!buf) return -1;
+    size_t n = strlen(mine);
+    if (n > (size_t)cap - 1) n = (size_t)cap - 1;
+    memcpy(buf, mine, n);
+    int rc = MPI_Allgather(buf, cap, MPI_CHAR, all, cap, MPI_CHAR, c);
+    free(buf);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
 static void sstep_py_subs_free(void)
 {
     if (sstep_py_agree_comm != MPI_COMM_NULL) MPI_Comm_free(&sstep_py_agree_comm);
@@ -326,6 +344,11 @@ static int sstep_py_agree(int n, int *lo, int *hi)
 {
     *lo = *hi = n;
     return 0;
+}
+static int sstep_py_gather_why(long long fhandle, const char *mine, int cap, char *all)
+{
+    (void)fhandle; (void)mine; (void)cap; (void)all;
+    return -1;
 }
 static int sstep_py_meet_init(const char *host, const char *port, int timeout_ms,
         unsigned pid, unsigned nprocs, lpf_init_t *init)

@@ -231,3 +231,16 @@ def test_failures_hybrid():
     assert r.returncode == 0, r.stdout + r.stderr
     _check_failures(r.stdout, r.stderr, False)
     assert "NOERROR early 1" in r.stdout and "NEXT 1 None" in r.stdout
+
+
+@mpi_only
+def test_failures_hybrid_across_ranks():
+    r = prog("fail_hybrid.py", engine="hybrid", n=4, t=2)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "CAUGHT boom 0 SyncError | superstep: raised by process 0 of 4 / superstep: the run " \
+           "failed because process 2 raised ValueError: boom on process 2" in out, out
+    assert "CAUGHT boom 1 ValueError | boom on process 2" in out, out
+    assert "superstep: the run failed because process 3 returned from its SPMD function after " \
+           "0 supersteps" in out, out
+    assert "NEXT 0 4" in out and "NEXT 1 4" in out
