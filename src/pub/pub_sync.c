@@ -206,21 +206,30 @@ PUB_HIDDEN PUB_NORETURN PUB_COLD void pub_sync_failed(struct pub_obj *o, const c
                 nanosleep(&ts, NULL);
             }
         }
-        char line[1024];
+        char line[1024], also[160] = "";
         int lo = (int)info->peer_lo, n = (int)info->peer_n;
         int s = (int)info->peer - lo;
+        /* another process of the run in another kind of wait (another
+         * object's or group's sync, or an ordinary sync) */
+        if (info->peer_other)
+            snprintf(also, sizeof also, "; run pid %u waits in %s of another object or group",
+                    info->peer_other - 1,
+                    info->peer_other_kind == SSTEP_KIND_OBLSYNC ? "bsp_oblsync" : "bsp_sync");
+        else if (info->peer_plain)
+            snprintf(also, sizeof also, "; run pid %u waits in an ordinary sync",
+                    info->peer_plain - 1);
         if (info->peer_kind == SSTEP_KIND_OBLSYNC)
             snprintf(line, sizeof line, "superstep: bsp_oblsync (process %d of %d in group "
                     "%d..%d of %d): deadlock: waits in superstep %llu having received %zu of "
-                    "%zu expected messages, and every process of the run is blocked",
+                    "%zu expected messages, and every process of the run is blocked%s",
                     s, n, lo, lo + n - 1, r->P, (unsigned long long)info->peer_stamp.step,
-                    info->peer_arrived, info->peer_expect);
+                    info->peer_arrived, info->peer_expect, also);
         else
             snprintf(line, sizeof line, "superstep: bsp_sync (process %d of %d in group "
                     "%d..%d of %d): deadlock: waits in superstep %llu for members that never "
                     "arrive (they synchronise another object or group, or are done), and "
-                    "every process of the run is blocked",
-                    s, n, lo, lo + n - 1, r->P, (unsigned long long)info->peer_stamp.step);
+                    "every process of the run is blocked%s",
+                    s, n, lo, lo + n - 1, r->P, (unsigned long long)info->peer_stamp.step, also);
         pub_emit(r->ctx, line);
     }
     case SSTEP_CAUSE_LATE:

@@ -81,6 +81,7 @@ const std::vector<Case> &cases()
         { "53", "obl_neg", ANY, ROOT("bsp_oblsync") "n is -1" },
         { "53", "obl_below_calls", ANY, GROUP("bsp_oblsync") "n is 0 but this process made 1 reduce-family call" },
         { "54", "kind_mix", MANY, GROUP("bsp_(oblsync|sync)") "process [0-9]+ (ended superstep 0 with bsp_(sync|oblsync), this process with bsp_(oblsync|sync)|is in superstep 1 of this object while this process is in superstep 0|\\(run pid [0-9]+\\) left the run)" },
+        { "54", "kind_mix_objects", MANY, "superstep: bsp_oblsync \\(process [0-9]+ of {P} in group 0\\.\\.{L} of {P}\\): deadlock: waits in superstep 0 having received 0 of 1 expected messages, and every process of the run is blocked; run pid 0 waits in bsp_sync of another object or group" },
         { "36", "part_disagree", { 4 }, "superstep: bsp_sync \\(process [0-9]+ of [0-9]+ in group [0-9]+\\.\\.[0-9]+ of 4\\): deadlock: " },
         { "37", "done_while_sync", MANY, "superstep: bsp_sync \\(process [0-9]+ of [0-9]+ in group [0-9]+\\.\\.[0-9]+ of {P}\\): deadlock: " },
         { "51", "obl_too_large", MANY, "superstep: bsp_oblsync \\(process {L} of {P} in group 0\\.\\.{L} of {P}\\): deadlock: waits in superstep 0 having received 1 of 2" },

@@ -185,6 +185,17 @@ static void spmd(pbsp bsp, void *arg)
         if (s == last) bsp_oblsync(bsp, 0);
         else bsp_sync(bsp);
         bsp_sync(bsp);
+    } else if (IS("kind_mix_objects")) {
+        /* process 0 is done with a duplicate and syncs the root, the
+         * others wait in an oblivious sync of the duplicate for a message
+         * nobody sends: one line names both kinds of wait */
+        bsp_dup(bsp, &sub);
+        if (s == 0) {
+            bsp_done(&sub);
+            bsp_sync(bsp);
+        } else {
+            bsp_oblsync(&sub, 1);
+        }
     } else if (IS("gsend_range")) {
         if (s == last) bsp_gsend(bsp, 0, p, &v, sizeof v);
     } else if (IS("gsend_order")) {
