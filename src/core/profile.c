@@ -115,10 +115,15 @@ static struct {
     int cur_open;
     char cur_key[PROF_KEY];
     _Atomic int reporter;     /* this OS process wrote pid 0 of a top-level part */
-} S = { PTHREAD_ONCE_INIT, 0, 0, "", "", "", PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, 0, 0, "", 0 };
+    /* when the latest sections' exec_begin returned (their processes start
+     * the program's code): section key and monotonic ns, a ring */
+    struct prof_ready { char key[PROF_KEY]; uint64_t t; } ready[64];
+    unsigned nready;
+} S = { PTHREAD_ONCE_INIT, 0, 0, "", "", "", PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, 0, 0, "", 0, { { "", 0 } }, 0 };
 
 static _Thread_local struct sstep_ctx *tls_parent;
 static _Thread_local int tls_in_exec;
+static _Thread_local char tls_made_key[PROF_KEY];   /* a section made in this exec */
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -221,6 +226,17 @@ void sstep_prof_exec_enter(struct sstep_ctx *parent)
 void sstep_prof_exec_leave(void)
 {
     if (!tls_in_exec) return;
+    if (tls_made_key[0]) {
+        /* the engine made the section's contexts and started its processes:
+         * what came before is the start-up, not the program's superstep 0 */
+        const uint64_t t = now_ns();
+        pthread_mutex_lock(&S.lock);
+        struct prof_ready *r = &S.ready[S.nready++ % (sizeof S.ready / sizeof *S.ready)];
+        snprintf(r->key, sizeof r->key, "%s", tls_made_key);
+        r->t = t;
+        pthread_mutex_unlock(&S.lock);
+        tls_made_key[0] = '\0';
+    }
     struct sstep_ctx *p = tls_parent;
     if (p && p->prof) p->prof->nchild++;
     tls_in_exec = 0;
@@ -288,6 +304,7 @@ void sstep_prof_attach(struct sstep_ctx *ctx)
     pf->last_idx = UINT32_MAX;
     pf->start_real = clock_ns(CLOCK_REALTIME);
     pf->start_mono = now_ns();
+    if (tls_in_exec) snprintf(tls_made_key, sizeof tls_made_key, "%s", pf->key);
     ctx->prof = pf;
 }
 
@@ -565,6 +582,18 @@ static void write_part(struct sstep_ctx *ctx, struct sstep_prof *pf, uint64_t en
             engine, host, (long)getpid(), (unsigned long long)pf->start_mono,
             (unsigned long long)pf->start_real, (unsigned long long)end, pf->lost,
             saved_r(engine, ctx->nprocs), S.cores, S.cpus);
+    /* "ready NS": when the engine had started the section's processes
+     * (lpf_exec's start-up), if this OS process started them */
+    uint64_t ready = 0;
+    pthread_mutex_lock(&S.lock);
+    const unsigned nr = sizeof S.ready / sizeof *S.ready;
+    for (unsigned i = 0; i < S.nready && i < nr; ++i) {
+        const struct prof_ready *r = &S.ready[(S.nready - 1 - i) % nr];
+        if (!strcmp(r->key, pf->key)) { ready = r->t; break; }
+    }
+    pthread_mutex_unlock(&S.lock);
+    if (ready > pf->start_mono && ready - pf->start_mono <= end)
+        fprintf(f, "ready %llu\n", (unsigned long long)(ready - pf->start_mono));
     /* g and l as lpf_probe returns them for this section, on a grid of
      * message sizes (the report interpolates in 1/m, as the lookup does) */
     lpf_machine_t m;

@@ -447,6 +447,10 @@ static void html_section(FILE *f, const struct pf_section *S, size_t no)
         fprintf(f, "</code>: starting the processes, <code>bsp_begin</code>'s registrations). It is "
                 "not a superstep of the program: the tables and charts below leave it out, and "
                 "supersteps are numbered from the first after it, as checked mode numbers them.</p>\n");
+    } else if (S->startup > 0) {
+        fprintf(f, "<p class='startup'>Start-up: %s, starting the section's processes before the program's "
+                "code ran. Superstep 0's computation is counted from its end; the tables and charts "
+                "below leave it out.</p>\n", pf_fmt_time(a, sizeof a, S->startup));
     }
     if (S->nsteps - S->nstart > S->nuser)
         fprintf(f, "<p class='note'>%zu sync%s the layers made for themselves after the start-up "
@@ -465,10 +469,11 @@ static void html_section(FILE *f, const struct pf_section *S, size_t no)
     }
     if (S->present < S->P) fprintf(f, "<p class='warn'>Only %u of %u parts were found.</p>", S->present, S->P);
     if (S->unequal) fprintf(f, "<p class='warn'>The processes recorded different numbers of supersteps; the first %zu are merged.</p>", S->nsteps);
-    fprintf(f, "<table><tr><th>computation</th><th>communication</th><th>waiting</th><th>predicted (recorded g, l)</th><th>measured</th></tr>"
+    fprintf(f, "<table><tr><th>computation</th><th>communication</th><th>waiting</th><th>predicted (recorded g, l)</th><th>measured%s</th></tr>"
             "<tr><td>%.1f%%</td><td>%.1f%%</td><td>%.1f%%</td><td>%s</td><td>%s</td></tr></table>\n",
+            S->startup > 0 ? " after the start-up" : "",
             pf_pct(S->comp, S->life), pf_pct(S->comm, S->life), pf_pct(S->wait, S->life),
-            pf_fmt_time(a, sizeof a, S->pred), pf_fmt_time(b, sizeof b, S->total));
+            pf_fmt_time(a, sizeof a, S->pred), pf_fmt_time(b, sizeof b, S->total - S->startup));
     if (S->nsteps <= S->nstart) return;
     size_t idx[10];
     size_t n = pf_top_steps(S, idx, 10);

@@ -13,6 +13,9 @@
  *   own syncs        = syncs a layer made for itself ("own" lines): before
  *                      the first of the program's, they are the start-up;
  *                      the program's supersteps are numbered without them
+ *   start-up         = those syncs, else (an LPF section) the time until the
+ *                      engine had started the processes ("ready" lines):
+ *                      superstep 0's computation starts there
  *   h                = max over s of max(bytes sent, bytes received), where
  *                      s sends its puts and messages and the data others get
  *                      from it, and receives the rest
@@ -129,6 +132,8 @@ static int parse_part(const char *path, struct pf_part *p, char *err, size_t err
             }
         } else if (!strcmp(line, "own") && p->nsteps) {
             p->steps[p->nsteps - 1].own = 1;
+        } else if (!strncmp(line, "ready ", 6)) {
+            p->ready = 1e-9 * (double)strtoull(line + 6, NULL, 10);
         } else if (!strncmp(line, "cores ", 6)) {
             int pos = 0;
             if (sscanf(line + 6, "%u %n", &p->cores, &pos) >= 1 && pos)
@@ -286,6 +291,11 @@ static int analyze_section(struct pf_section *S)
     if (!S->st || !sent || !recv) { free(sent); free(recv); return -1; }
     double prev_end = S->start;
     size_t user = 0;
+    /* no own sync first: the start-up ends when the processes were ready */
+    const int own0 = S->ref->nsteps && S->ref->steps[0].own;
+    if (!own0)
+        for (unsigned s = 0; s < P; ++s)
+            if (S->part[s] && S->part[s]->ready > S->startup) S->startup = S->part[s]->ready;
     for (size_t k = 0; k < S->nsteps; ++k) {
         struct pf_sstep *x = &S->st[k];
         double cmax = 0, csum = 0, smin = INFINITY, emax = -INFINITY, span = 0;
@@ -296,7 +306,7 @@ static int analyze_section(struct pf_section *S)
             const struct pf_part *p = S->part[s];
             if (!p) continue;
             const struct pf_step *t = &p->steps[k];
-            double from = k ? p->start + p->steps[k - 1].t1 : p->start;
+            double from = k ? p->start + p->steps[k - 1].t1 : p->start + (own0 ? 0 : p->ready);
             double comp = p->start + t->t0 - from;
             if (comp < 0) comp = 0;
             double sync = t->t1 - t->t0;
@@ -365,7 +375,7 @@ static int analyze_section(struct pf_section *S)
         x->cause = names[best];
         /* an exchange far above the model: not the h-relation's fault */
         if (best >= 2 && exch > 4 * x->pred_comm) x->cause = "slow sync";
-        S->pred += cmax + x->pred_comm;
+        if (!x->startup) S->pred += cmax + x->pred_comm;   /* the program's supersteps */
     }
     S->nuser = user;
     double tail = S->end - prev_end;
@@ -374,7 +384,7 @@ static int analyze_section(struct pf_section *S)
     for (unsigned s = 0; s < P; ++s) {
         const struct pf_part *p = S->part[s];
         if (!p) continue;
-        const double from = S->nstart ? p->steps[S->nstart - 1].t1 : 0;
+        const double from = S->nstart ? p->steps[S->nstart - 1].t1 : p->ready;
         double life = p->end - p->start - from, sync = 0, wait = 0;
         for (size_t k = S->nstart; k < p->nsteps; ++k) {
             double d = p->steps[k].t1 - p->steps[k].t0;

@@ -84,6 +84,8 @@ struct pf_part {
     double r;
     unsigned cores;          /* CPUs the OS process could use (0: not recorded) */
     char cpus[512];          /* which: "0-3,8" ("": not recorded) */
+    double ready;            /* s after its start: the engine had started the section's
+                                processes (lpf_exec's start-up; 0: not recorded) */
     double gl_m[SSTEP_PROF_GL_POINTS], gl_g[SSTEP_PROF_GL_POINTS], gl_l[SSTEP_PROF_GL_POINTS];
     struct pf_site *sites;
     unsigned nsites;
@@ -126,11 +128,12 @@ struct pf_section {
     struct pf_sstep *st;
     size_t nstart;           /* st[0 .. nstart-1]: the start-up (own syncs first) */
     size_t nuser;            /* the program's supersteps (not own syncs) */
-    double startup;          /* time of the start-up supersteps */
+    double startup;          /* time of the start-up: its supersteps, else the longest
+                                "ready" of the processes (0: none) */
     double steps_time;       /* sum of the times of the supersteps after the start-up */
     double start, end, total;
     double comp, comm, wait, life;   /* summed over processes */
-    double pred;             /* prediction with the recorded g, l */
+    double pred;             /* prediction with the recorded g, l, after the start-up */
     double r;
 };
 

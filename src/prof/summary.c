@@ -298,6 +298,9 @@ static void section_summary(FILE *f, const struct pf_section *S)
         fprintf(f, "  start-up: %s (the library's own sync%s before the program's first superstep, "
                 "%s; not counted below)\n", pf_fmt_time(a, sizeof a, S->startup), S->nstart == 1 ? "" : "s",
                 where);
+    } else if (S->startup > 0) {
+        fprintf(f, "  start-up: %s (starting the section's processes, before the program's code ran; not "
+                "counted below)\n", pf_fmt_time(a, sizeof a, S->startup));
     }
     if (S->nsteps - S->nstart > S->nuser)
         fprintf(f, "  and %zu sync%s the layers made for themselves after the start-up (numbered N+: "
@@ -316,9 +319,10 @@ static void section_summary(FILE *f, const struct pf_section *S)
                 "syncs?); the first %zu are merged\n", S->nsteps);
     fprintf(f, "  time over all processes: computation %.1f%%, communication %.1f%%, waiting %.1f%%\n",
             pf_pct(S->comp, S->life), pf_pct(S->comm, S->life), pf_pct(S->wait, S->life));
+    const double run = S->total - S->startup;
     fprintf(f, "  predicted with the recorded g, l (sum of max computation + g*h + l): %s "
-            "(measured %s, %+.0f%%)\n", pf_fmt_time(a, sizeof a, S->pred), pf_fmt_time(b, sizeof b, S->total),
-            S->total > 0 ? 100.0 * (S->pred - S->total) / S->total : 0.0);
+            "(measured %s%s, %+.0f%%)\n", pf_fmt_time(a, sizeof a, S->pred), pf_fmt_time(b, sizeof b, run),
+            S->startup > 0 ? " after the start-up" : "", run > 0 ? 100.0 * (S->pred - run) / run : 0.0);
     phases_table(f, S);
     if (S->nsteps <= S->nstart) return;
     layers_line(f, S);

@@ -459,3 +459,61 @@ TEST(Record, StartupAndCallSites)
     pf_free(&R);
     run("rm -rf " + dir);
 }
+
+// An LPF section has no sync of the library's own: its start-up is the time
+// until the engine had started its processes ("ready"), and superstep 0's
+// computation counts from there.
+TEST(Synthetic, StartupOfLpfSection)
+{
+    const std::string dir = tmpdir();
+    ASSERT_FALSE(dir.empty());
+    // process 0 ready at 25 ms; process 1 (another OS process) not recorded
+    part(dir, 2, 0, 0, kSite, "ready 25000000\n" + s(25001000, 25001100) + s(25002100, 25002200));
+    part(dir, 2, 1, 0, kSite, s(20000000, 25001100) + s(25002100, 25002200));
+    pf_run R;
+    char msg[512];
+    ASSERT_EQ(pf_load(&R, dir.c_str(), nullptr, msg, sizeof msg), 0) << msg;
+    const pf_section &S = R.sec[0];
+    ASSERT_EQ(S.nsteps, 2u);
+    EXPECT_EQ(S.nstart, 0u);
+    EXPECT_EQ(S.nuser, 2u);
+    EXPECT_NEAR(S.startup, 25e-3, 1e-12);
+    EXPECT_EQ(label(S, 0), "0");
+    EXPECT_NEAR(S.part[0]->ready, 25e-3, 1e-12);
+    // process 1's 20 ms before its first sync is its superstep 0's work
+    EXPECT_NEAR(S.st[0].comp_max, 20e-3, 1e-12);
+    EXPECT_NEAR(S.st[0].comp_mean, (20e-3 + 1000e-9) / 2, 1e-12);
+    const std::string sum = summary_of(R);
+    EXPECT_NE(sum.find("start-up: 25.000 ms (starting the section's processes, before the program's code ran"),
+              std::string::npos) << sum;
+    EXPECT_NE(sum.find("measured 175.000 ms after the start-up"), std::string::npos) << sum;
+    pf_free(&R);
+    run("rm -rf " + dir);
+}
+
+// A recorded LPF run (prof_known): process 0's part says when the engine
+// had started the section's processes, before its first sync.
+TEST(Record, LpfStartup)
+{
+    const std::string engine = env("PROF_ENGINE", "pthread");
+    const unsigned P = (unsigned)atoi(env("PROF_P", "2").c_str());
+    const std::string dir = tmpdir();
+    ASSERT_FALSE(dir.empty());
+    std::string cmd = env("PROF_BSPRUN") + " --engine " + engine + " -n " + std::to_string(P) + " --profile " +
+            dir + "/rec " + env("PROF_PROGRAM") + " > " + dir + "/out.txt 2>&1";
+    ASSERT_EQ(run(cmd), 0) << cmd << "\n" << slurp(dir + "/out.txt");
+    pf_run R;
+    char msg[512];
+    ASSERT_EQ(pf_load(&R, (dir + "/rec").c_str(), nullptr, msg, sizeof msg), 0) << msg;
+    ASSERT_EQ(R.nsec, 1u);
+    const pf_section &S = R.sec[0];
+    ASSERT_NE(S.part[0], nullptr);
+    EXPECT_GT(S.part[0]->ready, 0);
+    ASSERT_GT(S.part[0]->nsteps, 0u);
+    EXPECT_LE(S.part[0]->ready, S.part[0]->steps[0].t0);
+    EXPECT_EQ(S.nstart, 0u);
+    EXPECT_GT(S.startup, 0);
+    EXPECT_NE(slurp(dir + "/rec/summary.txt").find("start-up: "), std::string::npos);
+    pf_free(&R);
+    run("rm -rf " + dir);
+}
