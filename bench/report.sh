@@ -151,7 +151,8 @@ for bench, label in (("put_coarse", "`lpf_put`"), ("get_coarse", "`lpf_get`")):
 
 PLACES = ("malloc", "page", "alias", "skew")
 PLACE_TEXT = {"malloc": "plain `malloc`", "page": "page-aligned",
-              "alias": "4 KiB-aliased, 8 B past a page", "skew": "skewed: destination 8 B past a page"}
+              "alias": "4 KiB-aliased (both 8 B past a page)",
+              "skew": "skewed (destination 8 B past a page, source page-aligned)"}
 def place_ratio(op, pl, b):
     # per round: the put's GB/s over memcpy's with the same placement in the
     # same program run, the smaller of the two runs (glibc with and without
@@ -170,7 +171,8 @@ if place_sizes:
           "(bench_place), with the source and destination buffers %s; ratio: the put's "
           "GB/s over memcpy's with the same placement in the same program run, the smaller "
           "of two runs (glibc as it is, and without its `rep movsb` path), per round; the "
-          "smallest of the four placements here, each one in the table further down.\n" % ", ".join(PLACE_TEXT[p] for p in PLACES))
+          "smallest of the four placements here (docs/performance.md has each one).\n"
+          % "; ".join(PLACE_TEXT[p] for p in PLACES))
     print("| b | `lpf_put` / memcpy, worst placement | `bsp_put` / memcpy, worst placement |")
     print("| --- | --- | --- |")
     for b in place_sizes:
