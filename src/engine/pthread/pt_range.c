@@ -917,7 +917,8 @@ int pt_range_plain_blocked(struct sstep_ctx *ctx, int *entered)
     struct pt_range *r = pt_x_range(ctx);
     struct pt_rec *me = &r->recs[ctx->pid];
     if (!*entered) {
-        const struct sstep_stamp none = { 0, 0 };
+        /* an object no range sync uses: members' checks never match it */
+        const struct sstep_stamp none = { UINT64_MAX, UINT64_MAX };
         rec_enter(me, none, (int)PT_PLAIN, 0, ctx->nprocs, 0);
         atomic_store_explicit(&me->checked, 0, memory_order_relaxed);
         *entered = 1;
