@@ -90,7 +90,8 @@ static int status = 0;
 static int midline = 0;   /* part of the current line was written already */
 static int ompi_tags = 0, ompi_strip = 0;
 static int m(regex_t *r, const char *s, regmatch_t *g, size_t ng);
-static regex_t re_otag, re_fatal, re_ompi_fail;
+static regex_t re_otag, re_fatal, re_ompi_fail, re_same;
+static int repeated(const char *s);
 static const char *failed_file;
 
 /* a line that says a process failed: tell bsprun (once) */
@@ -284,8 +285,65 @@ static void line1(char *s, size_t n, int nl)
     if (m(&re_help, s, NULL, 0) || m(&re_aggr, s, NULL, 0) || m(&re_abort, s, NULL, 0) ||
         m(&re_fwd, s, NULL, 0) || m(&re_showhelp, s, NULL, 0) || m(&re_setpgid, s, NULL, 0))
         return;
+    if (nl && getenv("BSPRUN_ALL_LINES") == NULL && repeated(s)) return;
     emit(s, n);
     if (nl) emit("\n", 1);
+}
+
+/* One error for the whole job: when several processes print the same
+ * "superstep: PRIM (process s of P): MESSAGE" line (every rank made the
+ * same mistake), the first is written at once and the others only counted;
+ * at the end one line names the processes that said the same. */
+struct same {
+    char *key;          /* PRIM and MESSAGE */
+    struct buf pids;    /* ", 1, 2" */
+    size_t more;
+};
+static struct same sames[64];
+static size_t nsames;
+
+static int repeated(const char *s)
+{
+    regmatch_t g[5];
+    if (!m(&re_same, s, g, 5)) return 0;
+    struct buf key = { 0 };
+    sub(&key, s, g[2]);
+    put(&key, "\n", 1);
+    put(&key, s + g[4].rm_so, (size_t)(g[4].rm_eo - g[4].rm_so));
+    for (size_t k = 0; k < nsames; ++k)
+        if (strcmp(sames[k].key, key.p) == 0) {
+            free(key.p);
+            if (sames[k].more < 16) {
+                puts_b(&sames[k].pids, sames[k].more ? ", " : "");
+                put(&sames[k].pids, s + g[3].rm_so, (size_t)(g[3].rm_eo - g[3].rm_so));
+            }
+            sames[k].more++;
+            return 1;
+        }
+    if (nsames < sizeof sames / sizeof sames[0]) {
+        sames[nsames].key = key.p;
+        sames[nsames].pids = (struct buf){ 0 };
+        sames[nsames].more = 0;
+        nsames++;
+    } else {
+        free(key.p);
+    }
+    return 0;
+}
+
+static void same_summary(void)
+{
+    for (size_t k = 0; k < nsames; ++k) {
+        if (!sames[k].more) continue;
+        char *nl = strchr(sames[k].key, '\n');
+        char l[1024];
+        put(&sames[k].pids, "", 1);
+        snprintf(l, sizeof l, "superstep: %.*s: the same at process%s %s%s\n",
+                 (int)(nl - sames[k].key), sames[k].key, sames[k].more > 1 ? "es" : "",
+                 sames[k].pids.p, sames[k].more > 16 ? " and more" : "");
+        if (last != '\n' && (out.n == 0 || out.p[out.n - 1] != '\n')) emit("\n", 1);
+        emit(l, strlen(l));
+    }
 }
 
 /* could a line starting with s[0, n) still be one the filter acts on? */
@@ -435,6 +493,7 @@ int main(int argc, char **argv)
     rx(&re_execvp, "execvp error on file ([^ ]+) \\(([^)]*)\\)");
     rx(&re_failed, "^[0-9]+ total process(es)? failed to start$");
     rx(&re_fatal, "superstep: [a-z_]+ \\(process [0-9]+ of [0-9]+[^)]*\\): ");
+    rx(&re_same, "^(\\[[0-9-]+\\] )?superstep: ([a-z_]+) \\(process ([0-9]+) of [0-9]+\\): (.*)$");
     rx(&re_ompi_fail, "MPI_ABORT was invoked|ORTE has lost communication|noticed that process rank");
     failed_file = getenv("BSPRUN_FAILED_FILE");
     rx(&re_otag, "\\[[0-9]+,([0-9]+)\\]<std(out|err|diag)>:");
@@ -538,6 +597,7 @@ int main(int argc, char **argv)
             puts_b(&died, "bsprun: an Open MPI daemon failed or stopped answering; the job was ended\n");
         }
     }
+    same_summary();
     if ((died.n || nlost) && last != '\n' && (out.n == 0 || out.p[out.n - 1] != '\n')) emit("\n", 1);
     if (died.n) emit(died.p, died.n);
     for (size_t k = 0; k < nlost; ++k) {
