@@ -6,6 +6,9 @@
  * program that prints "result <checksum>" and exits 0 with and without
  * checked mode. On MPI, ranks other than 0 take CASE from
  * SUPERSTEP_CHKTEST_CASE (bsprun hands SUPERSTEP_* settings to every rank).
+ * main writes no global when that is set (checked mode compares the
+ * program's globals between the ranks when a section starts): the case
+ * and BSPlib's P come from the environment.
  */
 #include <lpf/core.h>
 #include <bsp.h>
@@ -17,8 +20,22 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *which;
+static const char *which_arg;   /* argv[1], kept only without SUPERSTEP_CHKTEST_CASE */
 static lpf_t saved_ctx;
+
+static const char *case_raw(void)
+{
+    const char *e = getenv("SUPERSTEP_CHKTEST_CASE");
+    return e && *e ? e : which_arg;
+}
+
+/* the case the SPMD functions run: bsp_after_end runs bsp_ok's */
+static const char *case_name(void)
+{
+    const char *r = case_raw();
+    return r && !strcmp(r, "bsp_after_end") ? "bsp_ok" : r;
+}
+#define which (case_name())
 
 #define CK(x) do { if ((x) != LPF_SUCCESS) { fprintf(stderr, "%s failed\n", #x); abort(); } } while (0)
 
@@ -32,7 +49,6 @@ static void setup(lpf_t ctx, size_t regs, size_t msgs)
 static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 {
     (void)args;
-    if (!which) which = getenv("SUPERSTEP_CHKTEST_CASE");   /* MPI ranks > 0 */
     uint64_t x[8], y[8];
     for (int i = 0; i < 8; ++i) { x[i] = 100 * s + (uint64_t)i; y[i] = 0; }
     lpf_memslot_t xs, ys;
@@ -243,13 +259,17 @@ static void spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 }
 
 /* BSPlib cases */
-static unsigned bsp_P;
+/* BSPlib's P: rank 0's main sets SUPERSTEP_CHKTEST_P (other ranks' bsp_begin
+ * takes it from rank 0) */
+static unsigned bsp_P(void)
+{
+    const char *e = getenv("SUPERSTEP_CHKTEST_P");
+    return e ? (unsigned)atoi(e) : 0;
+}
 
 static void bsp_spmd(void)
 {
-    if (!which) which = getenv("SUPERSTEP_CHKTEST_CASE");   /* MPI ranks > 0 */
-    if (!strcmp(which, "bsp_after_end")) which = "bsp_ok";
-    bsp_begin(bsp_P);
+    bsp_begin(bsp_P());
     uint64_t gx[8], gy[8];   /* per process (threads share globals) */
     unsigned s = bsp_pid(), p = bsp_nprocs();
     for (int i = 0; i < 8; ++i) { gx[i] = 100 * s + (uint64_t)i; gy[i] = 0; }
@@ -335,23 +355,21 @@ static void bsp_spmd(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) { fprintf(stderr, "usage: chk_prog CASE P\n"); return 2; }
-    which = argv[1];
-    unsigned P = (unsigned)atoi(argv[2]);
+    const char *e = getenv("SUPERSTEP_CHKTEST_CASE");
+    if (!e || !*e) which_arg = argv[1];
+    setenv("SUPERSTEP_CHKTEST_P", argv[2], 1);
     if (!strncmp(which, "bsp_", 4)) {
-        if (!strcmp(which, "bsp_after_end")) {
-            bsp_P = P;
-            which = "bsp_ok";
+        if (!strcmp(case_raw(), "bsp_after_end")) {
             bsp_init(bsp_spmd, argc, argv);
             bsp_spmd();
             bsp_sync();   /* the run has ended */
             return 0;
         }
-        bsp_P = P;
         bsp_init(bsp_spmd, argc, argv);
         bsp_spmd();
         return 0;
     }
-    if (lpf_exec(LPF_ROOT, P, spmd, LPF_NO_ARGS) != LPF_SUCCESS) {
+    if (lpf_exec(LPF_ROOT, (lpf_pid_t)atoi(argv[2]), spmd, LPF_NO_ARGS) != LPF_SUCCESS) {
         fprintf(stderr, "lpf_exec failed\n");
         return 1;
     }
