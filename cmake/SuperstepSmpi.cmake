@@ -12,6 +12,9 @@ if(NOT _sstep_cc MATCHES "^smpicc")
           "(SimGrid's compiler wrapper; Debian package libsimgrid-dev), not ${CMAKE_C_COMPILER}")
 endif()
 add_compile_definitions(SUPERSTEP_SMPI=1)
+# smpicc's forced header turns every malloc/calloc/realloc/free into SMPI's
+# (also a struct member called free); the engine needs plain ones
+add_compile_definitions(SMPI_NO_OVERRIDE_MALLOC=1)
 set(SUPERSTEP_BUILD_TESTS OFF)
 set(SUPERSTEP_BUILD_EXAMPLES OFF)
 set(SUPERSTEP_BUILD_BENCH OFF)

@@ -21,6 +21,7 @@
  * --check: plain buffers (not SMPI's shared ones) and every received byte
  * checked; exit status 1 on a wrong value (the ctest uses it).
  * --lpf-only / --mpi-only: one side only.
+ * --trace: rank 0 prints on stderr when it passes each phase.
  * --no-alltoallv: leave MPI_Alltoallv out ("RESULT <row> MPI_Alltoallv <p>
  * skipped"): Open MPI's algorithms send p - 1 messages per process, zero
  * bytes or not, which at p = 4,096 is more than a simulation here affords.
@@ -63,11 +64,24 @@ static struct {
     int check;
     int lpf, mpi;
     int no_alltoallv;
+    int trace;
 } opt;
 
 static int rank, nproc;
 static int bad;          /* wrong values seen (--check) */
 static double lib_t[NROWS]; /* this rank's mean per row */
+
+/* --trace: rank 0 says when it passes a phase, in simulated and real time
+ * (time(), which the simulator leaves alone), to see what costs the
+ * simulation its time */
+#include <time.h>
+static time_t trace_t0;
+static void phase(const char *what)
+{
+    if (!opt.trace || rank != 0) return;
+    fprintf(stderr, "PHASE %-28s simulated %.6f s, real %ld s\n", what, MPI_Wtime(),
+            (long)(time(NULL) - trace_t0));
+}
 
 /* ---- the data pattern (every rank can compute every rank's choice) ---- */
 
@@ -143,15 +157,18 @@ static void spmd(lpf_t ctx, lpf_pid_t pid, lpf_pid_t P, lpf_args_t args)
     (void)args;
     const int me = (int)pid, p = (int)P, R = opt.reps;
     size_t maxmsg = 2u * (size_t)p + 64;
+    phase("section entered");
     lpf_resize_memory_register(ctx, 16);
     lpf_resize_message_queue(ctx, maxmsg);
     lpf_sync(ctx, LPF_SYNC_DEFAULT);
+    phase("queues resized");
 
     if (opt.rows[R_EMPTY]) {
         lpf_sync(ctx, LPF_SYNC_DEFAULT);
         double t0 = MPI_Wtime();
         for (int i = 0; i < R; ++i) lpf_sync(ctx, LPF_SYNC_DEFAULT);
         lib_t[R_EMPTY] = (MPI_Wtime() - t0) / R;
+        phase("empty done");
     }
 
     if (opt.rows[R_RAND4]) {
@@ -173,6 +190,7 @@ static void spmd(lpf_t ctx, lpf_pid_t pid, lpf_pid_t P, lpf_args_t args)
             lpf_sync(ctx, LPF_SYNC_DEFAULT);
         }
         lib_t[R_RAND4] = (MPI_Wtime() - t0) / R;
+        phase("rand4 timed");
         if (opt.check)
             for (int q = 0; q < p; ++q) {
                 int pq[RAND_PEERS];
@@ -207,6 +225,7 @@ static void spmd(lpf_t ctx, lpf_pid_t pid, lpf_pid_t P, lpf_args_t args)
             lpf_sync(ctx, LPF_SYNC_DEFAULT);
         }
         lib_t[R_HREL] = (MPI_Wtime() - t0) / R;
+        phase("hrel timed");
         for (int k = 0; k < n; ++k)
             verify("hrel", dst + (size_t)k * HREL_BYTES, HREL_BYTES, (me - off[k] + p) % p, me);
         lpf_deregister(ctx, ss);
@@ -234,6 +253,7 @@ static void spmd(lpf_t ctx, lpf_pid_t pid, lpf_pid_t P, lpf_args_t args)
             lpf_sync(ctx, LPF_SYNC_DEFAULT);
         }
         lib_t[R_TOTAL] = (MPI_Wtime() - t0) / R;
+        phase("total timed");
         for (int q = 0; q < p; ++q)
             if (q != me) verify("total", dst + (size_t)q * TOTAL_BYTES, TOTAL_BYTES, q, me);
         lpf_deregister(ctx, ss);
@@ -264,6 +284,7 @@ static void spmd(lpf_t ctx, lpf_pid_t pid, lpf_pid_t P, lpf_args_t args)
                 if (i >= 0) sum += MPI_Wtime() - t0;
             }
             lib_t[R_DGET] = sum / R;
+            phase("dget timed");
             verify("dget", got, DGET_BYTES, q, 0);
             bsplib_sync(b);
             bsplib_pop_reg(b, mine);
@@ -443,6 +464,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    trace_t0 = time(NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nproc);
     opt.reps = 5;
@@ -465,6 +487,9 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             opt.reps = atoi(argv[++i]);
             if (opt.reps < 1) opt.reps = 1;
+        } else if (strcmp(argv[i], "--trace") == 0) {
+            opt.trace = 1;
+            trace_t0 = time(NULL);
         } else if (strcmp(argv[i], "--no-alltoallv") == 0) {
             opt.no_alltoallv = 1;
         } else if (strcmp(argv[i], "--check") == 0) {
@@ -485,19 +510,24 @@ int main(int argc, char **argv)
             fprintf(stderr, "scale: lpf_mpi_initialize_with_mpicomm failed on rank %d\n", rank);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
+        phase("engine initialised");
         if (lpf_hook(init, spmd, LPF_NO_ARGS) != LPF_SUCCESS) {
             fprintf(stderr, "scale: lpf_hook failed on rank %d\n", rank);
             bad++;
         }
+        phase("section left");
         lpf_mpi_finalize(init);
         for (int r = 0; r < NROWS; ++r)
             if (opt.rows[r] && !(r == R_HREL && nproc < 2)) report(r, "superstep", lib_t[r], 1);
     }
+    phase("start of MPI rows");
     if (opt.mpi) mpi_rows();
+    phase("end of MPI rows");
     int allbad = 0;
     MPI_Allreduce(&bad, &allbad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && opt.check)
         printf("CHECK %s (%d wrong)\n", allbad ? "FAILED" : "ok", allbad);
+    phase("MPI_Finalize");
     MPI_Finalize();
     return allbad ? 1 : 0;
 }

@@ -124,6 +124,7 @@ struct mpi_init {
     int oversub;
     long server_pid;     /* an ompi-server we started for the TCP meeting (0: none) */
     struct mpi_shm *shm; /* on-node fast path, or NULL */
+    int borrowed;        /* comm is the program's own (SMPI build), not freed */
 };
 
 /* mpi_group.c, mpi_section.c */
