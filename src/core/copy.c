@@ -28,8 +28,10 @@
 enum { KIND_UNSET, KIND_MEMMOVE, KIND_SSE2, KIND_AVX2 };
 
 static _Atomic int copy_kind;
+#ifdef SSTEP_COPY_X86
 /* the CPU has fast `rep movsb` (ERMS) */
 static int copy_erms;
+#endif
 
 /* Up to this size, a copy whose source and destination lie at the same
  * offset modulo 64 bytes, but not on a 32-byte boundary, goes through
