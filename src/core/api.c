@@ -264,7 +264,7 @@ lpf_err_t lpf_deregister(lpf_t c, lpf_memslot_t h)
     uint32_t idx = (uint32_t)((h & 0xffffffffu) >> 1);
     uint32_t gen = (uint32_t)(h >> 32);
     if (SSTEP_UNLIKELY(!local && (idx & SSTEP_NOC_BIT) && idx >= a->size))
-        return sstep_noc_deregister(ctx, h);   /* <lpf/noc.h>: local, immediate */
+        return sstep_lpfext.noc_deregister(ctx, h);   /* <lpf/noc.h>: local, immediate */
     if (SSTEP_UNLIKELY(h == LPF_INVALID_MEMSLOT || idx >= a->size || gen == 0
                 || a->e[idx].gen != gen || a->e[idx].state == SSTEP_SLOT_FREE))
         describe_slot_error(ctx, "lpf_deregister", "memslot", h);
@@ -420,7 +420,7 @@ lpf_err_t lpf_put(lpf_t c, lpf_memslot_t src_slot, size_t src_offset,
         size_t size, lpf_msg_attr_t attr)
 {
     if (SSTEP_UNLIKELY(attr != LPF_MSG_DEFAULT))   /* <lpf/tags.h>, <lpf/zero.h> */
-        return sstep_lext_put(c, src_slot, src_offset, dst_pid, dst_slot, dst_offset, size,
+        return sstep_lpfext.put(c, src_slot, src_offset, dst_pid, dst_slot, dst_offset, size,
                 attr, 0);
     struct sstep_ctx *ctx = fast_ctx(c);
     char *src;
@@ -440,7 +440,7 @@ lpf_err_t lpf_get(lpf_t c, lpf_pid_t src_pid, lpf_memslot_t src_slot,
         size_t size, lpf_msg_attr_t attr)
 {
     if (SSTEP_UNLIKELY(attr != LPF_MSG_DEFAULT))
-        return sstep_lext_put(c, dst_slot, dst_offset, src_pid, src_slot, src_offset, size,
+        return sstep_lpfext.put(c, dst_slot, dst_offset, src_pid, src_slot, src_offset, size,
                 attr, 1);
     struct sstep_ctx *ctx = fast_ctx(c);
     char *dst;
@@ -823,7 +823,7 @@ static inline __attribute__((always_inline)) lpf_err_t sync_impl(lpf_t c,
     if (SSTEP_UNLIKELY(ctx->failed)) return LPF_ERR_FATAL;
     /* an untagged sync ends every tag's phase too */
     if (SSTEP_UNLIKELY(atomic_load_explicit(&ctx->lext, memory_order_relaxed) != NULL))
-        sstep_lext_flush(ctx);
+        sstep_lpfext.flush(ctx);
     if (SSTEP_UNLIKELY(ctx->prof != NULL)) sstep_prof_sync_begin(ctx, origin, site);
     lpf_err_t rc = LPF_SUCCESS;
     if (SSTEP_UNLIKELY(ctx->checked)) rc = sstep_chk_sync_begin(ctx);
@@ -848,7 +848,7 @@ lpf_err_t sstep_sync_ext(lpf_t c, struct sstep_sync_info *info)
 lpf_err_t lpf_sync(lpf_t c, lpf_sync_attr_t attr)
 {
     if (SSTEP_UNLIKELY(attr != LPF_SYNC_DEFAULT))   /* <lpf/tags.h>, <lpf/zero.h> */
-        return sstep_lext_sync(c, attr, __builtin_return_address(0));
+        return sstep_lpfext.sync(c, attr, __builtin_return_address(0));
     struct sstep_sync_info info;
     info.check = 0;
     return sync_impl(c, &info, SSTEP_PROF_LPF, __builtin_return_address(0));

@@ -264,7 +264,7 @@ void sstep_ctx_destroy(struct sstep_ctx *ctx)
     if (ctx->prof) sstep_prof_detach(ctx);
     if (ctx->chk) sstep_chk_detach(ctx);
     sstep_ext_free(ctx);
-    sstep_lext_free(ctx);
+    sstep_lpfext.free(ctx);
     slot_table_free(&ctx->globals);
     slot_table_free(&ctx->locals);
     free(ctx->q.reqs);

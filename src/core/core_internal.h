@@ -372,19 +372,27 @@ static inline void sstep_enqueue(struct sstep_ctx *ctx, int k, lpf_pid_t pid,
  * registration of its owner (lpf_noc_register) */
 #define SSTEP_NOC_BIT 0x40000000u
 #define SSTEP_NOC_INDEX 0x3fffffu      /* the entry's index; 8 bits of generation above */
-SSTEP_HIDDEN const struct sstep_slot *sstep_noc_entry(struct sstep_ctx *owner, uint32_t slot);
-SSTEP_HIDDEN char *sstep_noc_resolve(struct sstep_ctx *owner, uint32_t slot,
-        size_t off, size_t size);
-SSTEP_HIDDEN SSTEP_NORETURN void sstep_noc_range_error(struct sstep_ctx *owner,
-        const char *primitive, lpf_pid_t issuer, uint32_t slot, size_t off, size_t size);
-SSTEP_HIDDEN void sstep_lext_free(struct sstep_ctx *ctx);
-SSTEP_HIDDEN lpf_err_t sstep_noc_deregister(struct sstep_ctx *ctx, lpf_memslot_t h);
-/* before an untagged sync: queue every tag's pending requests */
-SSTEP_HIDDEN void sstep_lext_flush(struct sstep_ctx *ctx);
-SSTEP_HIDDEN lpf_err_t sstep_lext_sync(lpf_t ctx, lpf_sync_attr_t attr, const void *site);
-SSTEP_HIDDEN lpf_err_t sstep_lext_put(lpf_t ctx, lpf_memslot_t src_slot, size_t src_offset,
-        lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset, size_t size,
-        lpf_msg_attr_t attr, int get);
+/* The core and the engines reach the extensions through this one table,
+ * which src/ext fills (lx_table.c), as they reach the engines through
+ * theirs: they know no function of src/ext. */
+struct sstep_lpfext {
+    /* a noc slot's entry at its owner, and its area (NULL if out of range) */
+    const struct sstep_slot *(*noc_entry)(struct sstep_ctx *owner, uint32_t slot);
+    char *(*noc_resolve)(struct sstep_ctx *owner, uint32_t slot, size_t off, size_t size);
+    SSTEP_NORETURN void (*noc_range_error)(struct sstep_ctx *owner, const char *primitive,
+            lpf_pid_t issuer, uint32_t slot, size_t off, size_t size);
+    lpf_err_t (*noc_deregister)(struct sstep_ctx *ctx, lpf_memslot_t h);
+    /* a context's extension state freed */
+    void (*free)(struct sstep_ctx *ctx);
+    /* before an untagged sync: queue every tag's pending requests */
+    void (*flush)(struct sstep_ctx *ctx);
+    /* lpf_sync, lpf_put and lpf_get with an extension's attribute */
+    lpf_err_t (*sync)(lpf_t ctx, lpf_sync_attr_t attr, const void *site);
+    lpf_err_t (*put)(lpf_t ctx, lpf_memslot_t src_slot, size_t src_offset,
+            lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset, size_t size,
+            lpf_msg_attr_t attr, int get);
+};
+SSTEP_HIDDEN extern const struct sstep_lpfext sstep_lpfext;
 
 /* Resolve the remote area (slot, off, size) on the process owning `owner`.
  * Returns NULL (after printing nothing) if the slot or range is invalid;
@@ -394,7 +402,7 @@ static inline char *sstep_resolve_global(struct sstep_ctx *owner, uint32_t slot,
 {
     struct sstep_slot_array *a = sstep_slots(&owner->globals);
     if (SSTEP_UNLIKELY(a == NULL || slot >= a->size))
-        return (slot & SSTEP_NOC_BIT) ? sstep_noc_resolve(owner, slot, off, size) : NULL;
+        return (slot & SSTEP_NOC_BIT) ? sstep_lpfext.noc_resolve(owner, slot, off, size) : NULL;
     struct sstep_slot *e = &a->e[slot];
     if (SSTEP_UNLIKELY(e->state != SSTEP_SLOT_GLOBAL)) return NULL;
     if (SSTEP_UNLIKELY(off > e->size || size > e->size - off)) return NULL;

@@ -191,7 +191,7 @@ void sstep_remote_range_error(struct sstep_ctx *owner, const char *primitive,
 {
     struct sstep_slot_array *a = sstep_slots(&owner->globals);
     if ((slot & SSTEP_NOC_BIT) && (!a || slot >= a->size))
-        sstep_noc_range_error(owner, primitive, issuer, slot, off, size);
+        sstep_lpfext.noc_range_error(owner, primitive, issuer, slot, off, size);
     if (slot >= a->size || a->e[slot].state != SSTEP_SLOT_GLOBAL)
         sstep_fatal(owner, primitive,
                 "request issued by process %u names global slot %u, which is "

@@ -24,8 +24,8 @@
  */
 #define _GNU_SOURCE
 #include "profile.h"
+#include "prof_format.h"
 #include "machine_params.h"
-#include "../prof/prof.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -460,7 +460,7 @@ static double saved_r(const char *engine, lpf_pid_t P)
 {
     char path[4096];
     if (!sstep_param_path(path, sizeof path)) return 0;
-    return pf_file_r(path, engine, P);
+    return sstep_prof_analysis.file_r(path, engine, P);
 }
 
 /* the index of a phase's process set in pf->sets (UINT32_MAX: none) */
@@ -685,5 +685,5 @@ static void at_exit_report(void)
 {
     if (!atomic_load(&S.reporter)) return;
     fflush(stdout);
-    sstep_prof_report(S.dir, S.run, 1);
+    sstep_prof_analysis.report(S.dir, S.run, 1);
 }

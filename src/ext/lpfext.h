@@ -101,6 +101,20 @@ SSTEP_HIDDEN char *lx_local_area(struct sstep_ctx *ctx, const char *prim, const 
         lpf_memslot_t h, size_t off, size_t size);
 SSTEP_HIDDEN uint32_t lx_remote_idx(struct sstep_ctx *ctx, const char *prim, const char *what,
         lpf_memslot_t h, lpf_pid_t pid);
+/* what the core reaches through sstep_lpfext (lx_table.c) */
+SSTEP_HIDDEN const struct sstep_slot *sstep_noc_entry(struct sstep_ctx *owner, uint32_t slot);
+SSTEP_HIDDEN char *sstep_noc_resolve(struct sstep_ctx *owner, uint32_t slot,
+        size_t off, size_t size);
+SSTEP_HIDDEN SSTEP_NORETURN void sstep_noc_range_error(struct sstep_ctx *owner,
+        const char *primitive, lpf_pid_t issuer, uint32_t slot, size_t off, size_t size);
+SSTEP_HIDDEN void sstep_lext_free(struct sstep_ctx *ctx);
+SSTEP_HIDDEN lpf_err_t sstep_noc_deregister(struct sstep_ctx *ctx, lpf_memslot_t h);
+SSTEP_HIDDEN void sstep_lext_flush(struct sstep_ctx *ctx);
+SSTEP_HIDDEN lpf_err_t sstep_lext_sync(lpf_t ctx, lpf_sync_attr_t attr, const void *site);
+SSTEP_HIDDEN lpf_err_t sstep_lext_put(lpf_t ctx, lpf_memslot_t src_slot, size_t src_offset,
+        lpf_pid_t dst_pid, lpf_memslot_t dst_slot, size_t dst_offset, size_t size,
+        lpf_msg_attr_t attr, int get);
+
 /* queue a checked request: into its tag's phase or the core queue */
 SSTEP_HIDDEN lpf_err_t lx_enqueue(struct sstep_ctx *ctx, const char *prim, int kind,
         lpf_pid_t pid, char *local, uint32_t idx, size_t off, size_t size,

@@ -4,4 +4,5 @@
 list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/lx_attr.c
   ${CMAKE_CURRENT_LIST_DIR}/lx_sync.c
-  ${CMAKE_CURRENT_LIST_DIR}/lx_noc.c)
+  ${CMAKE_CURRENT_LIST_DIR}/lx_noc.c
+  ${CMAKE_CURRENT_LIST_DIR}/lx_table.c)

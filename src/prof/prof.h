@@ -21,9 +21,7 @@
 extern "C" {
 #endif
 
-#define SSTEP_PROF_MAGIC "superstep-profile"
-#define SSTEP_PROF_VERSION 1
-#define SSTEP_PROF_GL_POINTS 25   /* g, l sampled at m = 1, 2, 4, ..., 2^24 bytes */
+#include "../core/prof_format.h"   /* the parts' format */
 /* The cause of a superstep whose computation outweighs its exchange is
  * "imbalance" rather than "computation" when max / mean computation is at
  * least this: the processes then idle at least 20% of the slowest one's

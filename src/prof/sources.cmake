@@ -9,7 +9,8 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/html.c
   ${CMAKE_CURRENT_LIST_DIR}/report.c
   ${CMAKE_CURRENT_LIST_DIR}/srcline.c
-  ${CMAKE_CURRENT_LIST_DIR}/docdir.c)
+  ${CMAKE_CURRENT_LIST_DIR}/docdir.c
+  ${CMAKE_CURRENT_LIST_DIR}/prof_table.c)
 
 # where the docs are (pf_doc_dir): installed relative to bin/ and lib/, the
 # configured install location, and the source tree's docs/

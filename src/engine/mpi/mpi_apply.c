@@ -68,7 +68,7 @@ void mpi_serve_gets(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
         uint32_t slot, fl;
         size_t off, n;
         p = get_rec(p, &slot, &off, &n, &fl);
-        const struct sstep_slot *e = slot < a->size ? &a->e[slot] : sstep_noc_entry(ctx, slot);
+        const struct sstep_slot *e = slot < a->size ? &a->e[slot] : sstep_lpfext.noc_entry(ctx, slot);
         if (SSTEP_UNLIKELY(!e || e->state != SSTEP_SLOT_GLOBAL || off > e->size || n > e->size - off))
             range_error(ctx, 0, q, slot, off, n);
         if (fl & REC_DIRECT) { nbig++; continue; }
@@ -88,7 +88,7 @@ void mpi_serve_gets(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
         size_t off, n;
         p = get_rec(p, &slot, &off, &n, &fl);
         if (fl & REC_DIRECT)
-            mpi_post_send(&g->rget, (slot < a->size ? a->e[slot].base : sstep_noc_entry(ctx, slot)->base)
+            mpi_post_send(&g->rget, (slot < a->size ? a->e[slot].base : sstep_lpfext.noc_entry(ctx, slot)->base)
                     + off, n, q, TAG(T_GDATA, par), g->comm);
     }
 }
@@ -170,7 +170,7 @@ void mpi_apply_puts(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
         p = get_rec(p, &slot, &off, &n, &fl);
         ahead--;
         if (SSTEP_UNLIKELY(slot != cs)) {
-            const struct sstep_slot *e = slot < a->size ? &a->e[slot] : sstep_noc_entry(ctx, slot);
+            const struct sstep_slot *e = slot < a->size ? &a->e[slot] : sstep_lpfext.noc_entry(ctx, slot);
             if (!e || e->state != SSTEP_SLOT_GLOBAL)
                 range_error(ctx, 1, q, slot, off, n);
             cs = slot;

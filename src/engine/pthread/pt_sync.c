@@ -236,7 +236,7 @@ static void push_puts(struct sstep_ctx *me, struct sstep_ctx *dst)
     struct sstep_slot_array *a = sstep_slots(&dst->globals);
     for (uint32_t i = q->peers[dst->pid].head[SSTEP_PUT]; i != SSTEP_NIL; i = reqs[i].next) {
         const struct sstep_req *r = &reqs[i];
-        const struct sstep_slot *e = r->slot < a->size ? &a->e[r->slot] : sstep_noc_entry(dst, r->slot);
+        const struct sstep_slot *e = r->slot < a->size ? &a->e[r->slot] : sstep_lpfext.noc_entry(dst, r->slot);
         if (SSTEP_UNLIKELY(!e || e->state != SSTEP_SLOT_GLOBAL
                     || r->off > e->size || r->size > e->size - r->off))
             sstep_remote_range_error(dst, me->put_name ? me->put_name : "lpf_put",
@@ -407,7 +407,7 @@ static void mbox_apply(struct pt_group *g, struct sstep_ctx *me, lpf_pid_t src, 
         struct mbox_rec h;
         memcpy(&h, o, sizeof h);
         o += sizeof h;
-        const struct sstep_slot *e = h.slot < a->size ? &a->e[h.slot] : sstep_noc_entry(me, h.slot);
+        const struct sstep_slot *e = h.slot < a->size ? &a->e[h.slot] : sstep_lpfext.noc_entry(me, h.slot);
         if (SSTEP_UNLIKELY(!e || e->state != SSTEP_SLOT_GLOBAL
                     || h.off > e->size || h.size > e->size - h.off))
             sstep_remote_range_error(me, g->procs[src].ctx->put_name
