@@ -41,7 +41,7 @@ static size_t env_size(const char *name, size_t dflt)
 /* The sparse sync on the message path: SUPERSTEP_MPI_SPARSE=0 never,
  * =1 always, unset from SUPERSTEP_MPI_SPARSE_MIN processes on (default
  * SPARSE_MIN_DEFAULT; docs/mpi.md has the measurements behind it). */
-#define SPARSE_MIN_DEFAULT 8
+#define SPARSE_MIN_DEFAULT 16
 int mpi_sparse_wanted(lpf_pid_t P)
 {
     const char *v = getenv("SUPERSTEP_MPI_SPARSE");

@@ -34,6 +34,13 @@
  * left unmatched and the next section can reuse the communicator. The
  * section's result (all processes synced equally often, none failed) is
  * known to every process at that point.
+ *
+ * The sparse sync (sparse_first; on the message path from
+ * SUPERSTEP_MPI_SPARSE_MIN processes on) replaces steps 1 and 2: a first
+ * message (MPI_Issend) only to the peers we have something for, then a
+ * dissemination barrier (mpi_exchange.c) that carries the agreement
+ * values and "gone"; leaving and rehooks are barriers too (mpi_section.c).
+ * Steps 3 to 6 then run over the peers we send to or heard from only.
  */
 #define _GNU_SOURCE
 #include "mpi_group.h"
