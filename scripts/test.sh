@@ -15,7 +15,7 @@ jobs=${JOBS:-2}
 # the builds without them)
 build() {
   local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja -DSUPERSTEP_REQUIRE_ALL=ON "$@" >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DSUPERSTEP_REQUIRE_ALL=ON -DSUPERSTEP_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j "$jobs"
 }
 
@@ -25,7 +25,7 @@ build build -DCMAKE_BUILD_TYPE=Release
 # tests/twohost; skipped with the reason where the machine does not allow them)
 (cd build && ctest -j "$jobs" -L twohost --output-on-failure --timeout 300)
 # the Python package: pip install . in build-py/venv, pytest
-SKBUILD_CMAKE_DEFINE="SUPERSTEP_REQUIRE_ALL=ON" scripts/test_python.sh
+SKBUILD_CMAKE_DEFINE="SUPERSTEP_REQUIRE_ALL=ON;SUPERSTEP_WERROR=ON" scripts/test_python.sh
 
 if [ "${1:-}" = "--quick" ]; then exit 0; fi
 
