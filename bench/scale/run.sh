@@ -7,7 +7,8 @@
 # simulated and what is not.
 #
 #   bench/scale/run.sh [--quick] [--p "64 256 ..."] [--reps N] [--timeout S]
-#                      [--all-rows] [--no-docs] [--build DIR] [--out DIR]
+#                      [--all-rows] [--no-docs] [--table-only] [--build DIR]
+#                      [--out DIR]
 #
 #   --quick      p = 64 and 256 only (a few minutes)
 #   --p LIST     these p (multiples of 32, or below 32)
@@ -17,6 +18,8 @@
 #   --all-rows   every row at every p (by default only the empty sync
 #                beyond p = 256: the others cost the simulator hours there)
 #   --no-docs    print the table, leave docs/scale.md alone
+#   --table-only no simulation: the table and parameter files again from
+#                the results of an earlier run (OUT/results.txt)
 #   --build DIR  the SMPI build folder (default build-smpi)
 #   --out DIR    raw results, platforms, parameter files (default DIR/scale-out)
 #
@@ -29,6 +32,7 @@ REPS=3
 TIMEOUT=900
 DOCS=1
 ALL_ROWS=0
+TABLE_ONLY=0
 BUILD=$root/build-smpi
 OUT=
 while [ $# -gt 0 ]; do
@@ -39,9 +43,10 @@ while [ $# -gt 0 ]; do
         --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
         --no-docs) DOCS=0 ;;
         --all-rows) ALL_ROWS=1 ;;
+        --table-only) TABLE_ONLY=1 ;;
         --build) BUILD=${2:?--build needs a folder}; shift ;;
         --out) OUT=${2:?--out needs a folder}; shift ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
     esac
     shift
@@ -69,18 +74,20 @@ SIM_CFG="--cfg=smpi/simulate-computation:no
 --log=root.thres:warning --log=smpi_colls.thres:warning --log=smpi_config.thres:error"
 
 # ---- build ----------------------------------------------------------------------
-if [ ! -f "$BUILD/build.ninja" ]; then
+RAW=$OUT/results.txt
+if [ "$TABLE_ONLY" = 1 ]; then
+    [ -f "$RAW" ] || { echo "run.sh: --table-only: no $RAW (run the simulations first)" >&2; exit 2; }
+elif [ ! -f "$BUILD/build.ninja" ]; then
     launcher=
     command -v ccache >/dev/null 2>&1 && launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
     # shellcheck disable=SC2086
     cmake -S "$root" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUPERSTEP_SMPI=ON \
         -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx $launcher >/dev/null
 fi
-ninja -C "$BUILD" scale >/dev/null
+[ "$TABLE_ONLY" = 1 ] || ninja -C "$BUILD" scale >/dev/null
 PROG=$BUILD/bench/scale/scale
 mkdir -p "$OUT"
-RAW=$OUT/results.txt
-: > "$RAW"
+[ "$TABLE_ONLY" = 1 ] || : > "$RAW"
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/scale.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT INT TERM
 
@@ -109,6 +116,7 @@ run() {
 }
 
 for p in $P_LIST; do
+    [ "$TABLE_ONLY" = 1 ] && break
     "$here/platform.sh" "$p" > "$OUT/platform-$p.xml"
     rows=empty,rand4,hrel,dget
     # the total exchange is p(p - 1) messages by definition
@@ -228,22 +236,30 @@ block = table + '\n\n' + foot + '\n'
 # machine parameter files (bspprobe --save format): l = the empty sync;
 # g per byte from the rows with data, at their message sizes
 prm = []
+lastg = None   # (p, {msg_size: g}) of the largest p so far with rows with data
 for p in P:
     l = get('sparse', 'empty', 'superstep', p)
     if not l: continue
-    rowsp = []
+    gs = {}
     for key, m, h in (('rand4', 8, 32), ('total', 4096, 4096 * (p - 1)), ('hrel', 65536, 1 << 20)):
         t = get('sparse', key, 'superstep', p)
         if t is None: continue
-        g = max((t - l) / h, 1e-15)
-        rowsp.append('mpi %d %d %.6g %.6g' % (p, m, g, l))
+        gs[m] = max((t - l) / h, 1e-15)
+    note = ''
+    if gs:
+        lastg = (p, gs)
+    elif lastg:
+        # only the empty sync at this p: its l, the g of the largest p below
+        gs = lastg[1]
+        note = '# l simulated at p = %d; g per byte from p = %d (rows with data not simulated at %d)\n' % (p, lastg[0], p)
+    rowsp = ['mpi %d %d %.6g %.6g' % (p, m, gs[m], l) for m in sorted(gs)]
     if rowsp:
         fn = os.path.join(out, 'params-p%d.txt' % p)
         with open(fn, 'w') as f:
             f.write('# bench/scale/run.sh: simulated (SimGrid SMPI, docs/scale.md), engine mpi, p = %d\n' % p)
-            f.write('# engine p msg_size g_seconds_per_byte l_seconds\n')
+            f.write('# engine p msg_size g_seconds_per_byte l_seconds\n' + note)
             f.write('\n'.join(rowsp) + '\n')
-        prm += rowsp
+        prm += ([note.rstrip()] if note else []) + rowsp
 if prm:
     with open(os.path.join(out, 'params.txt'), 'w') as f:
         f.write('# bench/scale/run.sh: simulated (SimGrid SMPI, docs/scale.md), engine mpi\n')
