@@ -228,15 +228,22 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     g->rin = calloc(P, sizeof *g->rin);
     g->rout = calloc(P, sizeof *g->rout);
     g->rsz = calloc(P, sizeof *g->rsz);
-    g->wflags = calloc(P, 1);
-    g->wflags_state = calloc(P, 1);
-    g->ehdr = calloc(P, sizeof *g->ehdr);
-    g->bseg = calloc(P, sizeof *g->bseg);
-    g->dgseen = calloc(P, sizeof *g->dgseen);
-    g->boff = calloc(P, sizeof *g->boff);
-    g->blen = calloc(P, sizeof *g->blen);
-    g->bsrc = calloc(P, sizeof *g->bsrc);
-    if (!g->wflags || !g->wflags_state || !g->ehdr || !g->bseg || !g->dgseen || !g->boff || !g->blen || !g->bsrc || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
+    /* the dense exchange's and the on-node path's per-peer state (the
+     * sparse sync keeps O(P) small: 4,096 simulated ranks share a host) */
+    const int dense = !g->sparse;
+    if (dense) {
+        g->wflags = calloc(P, 1);
+        g->wflags_state = calloc(P, 1);
+        g->ehdr = calloc(P, sizeof *g->ehdr);
+        g->bseg = calloc(P, sizeof *g->bseg);
+        g->dgseen = calloc(P, sizeof *g->dgseen);
+        g->boff = calloc(P, sizeof *g->boff);
+        g->blen = calloc(P, sizeof *g->blen);
+        g->bsrc = calloc(P, sizeof *g->bsrc);
+    }
+    if ((dense && (!g->wflags || !g->wflags_state || !g->ehdr || !g->bseg || !g->dgseen
+                || !g->boff || !g->blen || !g->bsrc))
+            || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
             || !g->gsmall || !g->body[0] || !g->body[1] || !g->hdr || !g->bodyp
             || !g->rin || !g->rout || !g->rsz || !g->ord || !g->ordall || !g->amark
             || (g->sparse && (!g->poolbuf[0] || !g->poolbuf[1]))) {

@@ -134,7 +134,8 @@ static int sparse_first(struct mpi_group *g, struct sstep_ctx *ctx, struct sstep
             if (!(g->hdr[q]->flags & H_EMPTY)) any = 1;
             continue;
         }
-        struct fhdr *x = &g->ehdr[q];
+        struct fhdr *x = sstep_arena_alloc(&g->farena, sizeof *x);
+        if (!x) sstep_fatal(ctx, "lpf_sync", "out of memory (a first-message header)");
         memset(x, 0, sizeof *x);
         x->episode = e;
         x->check = info->check;
