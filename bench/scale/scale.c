@@ -361,8 +361,15 @@ static void sparse_rows(int row, int n_out, const int *dst, const int *dst_slot,
     int ok = 0;
     (void)g;
 #else
-    int ok = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n_in, from, MPI_UNWEIGHTED, n_out,
-                 dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g) == MPI_SUCCESS;
+    /* weights of 1 rather than MPI_UNWEIGHTED, a pointer constant that gcc
+     * takes for a buffer of size 0 (-Wstringop-overread) */
+    int *w_in = malloc(sizeof(int) * (size_t)(n_in + 1)), *w_out = malloc(sizeof(int) * (size_t)(n_out + 1));
+    for (int k = 0; k <= n_in; ++k) w_in[k] = 1;
+    for (int k = 0; k <= n_out; ++k) w_out[k] = 1;
+    int ok = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n_in, from, w_in, n_out,
+                 dst, w_out, MPI_INFO_NULL, 0, &g) == MPI_SUCCESS;
+    free(w_in);
+    free(w_out);
 #endif
     double tn = 0;
     if (ok) {
