@@ -93,17 +93,17 @@ trap 'rm -rf "$TMPD"' EXIT INT TERM
 
 # one simulation: run VARIANT P ROWS [ENV=VAL ...] -- program options
 run() {
-    var=$1 p=$2 rows=$3; shift 3
+    var=$1 rp=$2 rrows=$3; shift 3
     envs=
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     [ $# -gt 0 ] && shift
-    log=$OUT/log-$var-$p.txt
+    log=$OUT/log-$var-$rp.txt
     t0=$(date +%s)
-    # shellcheck disable=SC2086
     # (smpirun 3.32 mis-parses -tmpdir: its temporary files, one copy of the
     # program per rank, go to $TMPDIR)
-    if env $envs TMPDIR="$TMPD" timeout --signal=KILL "$TIMEOUT" smpirun -np "$p" \
-            -platform "$OUT/platform-$p.xml" $SIM_CFG "$PROG" --rows "$rows" --reps "$REPS" "$@" \
+    # shellcheck disable=SC2086
+    if env $envs TMPDIR="$TMPD" timeout --signal=KILL "$TIMEOUT" smpirun -np "$rp" \
+            -platform "$OUT/platform-$rp.xml" $SIM_CFG "$PROG" --rows "$rrows" --reps "$REPS" "$@" \
             > "$log" 2>&1; then
         status=ok
     else
@@ -111,8 +111,8 @@ run() {
     fi
     t1=$(date +%s)
     grep '^RESULT ' "$log" | sed "s/^RESULT /$var /" >> "$RAW" || true
-    echo "SIM $var $p $rows $((t1 - t0)) $status" >> "$RAW"
-    echo "run.sh: p = $p, $var ($rows): $((t1 - t0)) s, $status" >&2
+    echo "SIM $var $rp $rrows $((t1 - t0)) $status" >> "$RAW"
+    echo "run.sh: p = $rp, $var ($rrows): $((t1 - t0)) s, $status" >&2
 }
 
 for p in $P_LIST; do
