@@ -723,6 +723,8 @@ static size_t mp_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot
     /* range syncs (E1/E2) do not exchange registrations: what we know may
      * be stale once they are used (the owner checks at the sync) */
     if (ctx->range_steps) return SIZE_MAX;
+    /* the sparse sync exchanges no registrations */
+    if (g->sparse) return SIZE_MAX;
     const struct rsize *r = &g->rsz[pid];
     return slot < r->n ? r->s[slot] : SIZE_MAX;
 }

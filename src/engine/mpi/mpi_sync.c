@@ -59,8 +59,7 @@ static int cmp_dist(const void *a, const void *b, void *arg)
 }
 
 /* The sparse exchange (docs/mpi.md, "The sparse sync"): a first message
- * only to the peers we have something for (every peer when registrations
- * become active), synchronous (MPI_Issend: it completes once its receiver
+ * only to the peers we have something for, synchronous (MPI_Issend: it completes once its receiver
  * took it); the barrier, entered once all of ours were taken, carries the
  * agreement values and "gone". At its end every first message to us is
  * in. g->ord: the peers we send to or heard from, in Latin-square order.
@@ -76,8 +75,8 @@ static int sparse_first(struct mpi_group *g, struct sstep_ctx *ctx, struct sstep
         g->astamp = 1;
     }
     g->nord = 0;
-    const lpf_pid_t *S = nreg ? g->ordall : ctx->q.touched;
-    const lpf_pid_t ns = nreg ? P - 1 : ctx->q.ntouched;
+    const lpf_pid_t *S = ctx->q.touched;
+    const lpf_pid_t ns = ctx->q.ntouched;
     size_t nbig = 0, nbigget = 0;
     for (lpf_pid_t i = 0; i < ns; ++i) {
         const lpf_pid_t q = S[i];
@@ -179,7 +178,9 @@ static lpf_err_t sync_body(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     /* 0. room for everything we send, before anything is sent: an
      * allocation failure now fails this process only */
     size_t nreg = 0;
-    if (SSTEP_UNLIKELY(ctx->pending_globals)) {
+    /* (the sparse sync sends no registrations: remote sizes stay unknown
+     * there, and the owner checks every range) */
+    if (SSTEP_UNLIKELY(ctx->pending_globals) && !g->sparse) {
         nreg = mpi_collect_regs(g, ctx);
         if (nreg == SIZE_MAX) return LPF_ERR_FATAL;
     }
