@@ -16,7 +16,8 @@
 #   --timeout S  real seconds one simulation may take before its cells say
 #                so (default 900)
 #   --all-rows   every row at every p (by default only the empty sync
-#                beyond p = 256: the others cost the simulator hours there)
+#                beyond p = 256: the others cost the simulator hours there),
+#                and the dense sync up to 1,024
 #   --no-docs    print the table, leave docs/scale.md alone
 #   --table-only no simulation: the table and parameter files again from
 #                the results of an earlier run (OUT/results.txt)
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
         --table-only) TABLE_ONLY=1 ;;
         --build) BUILD=${2:?--build needs a folder}; shift ;;
         --out) OUT=${2:?--out needs a folder}; shift ;;
-        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
     esac
     shift
@@ -135,7 +136,7 @@ for p in $P_LIST; do
     # real time as ten at 64: p(p - 1) messages); none beyond
     if [ "$p" -le 64 ]; then
         run dense "$p" "$rows" SUPERSTEP_MPI_SPARSE=0 -- --lpf-only
-    elif [ "$p" -le 256 ]; then
+    elif [ "$p" -le 256 ] || { [ "$p" -le 1024 ] && [ "$ALL_ROWS" = 1 ]; }; then
         run dense "$p" empty,rand4 SUPERSTEP_MPI_SPARSE=0 -- --lpf-only
     fi
     # MPI_Alltoallv sends p - 1 messages per process (Open MPI's pairwise
