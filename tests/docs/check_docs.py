@@ -188,7 +188,7 @@ def check_commands(md, text, src, build):
                     if name in ("bspcc", "bspc++", "lpfcc", "lpfcxx") and not key.startswith("--") \
                             and key not in helptext:
                         continue    # compiler flags go to the compiler
-                    end = "" if key.endswith(",") else r"($|[\s,=\]|])"
+                    end = "" if key.endswith(",") else r"($|[\s,=\[\]|])"   # --opt[=VALUE] too
                     if re.search(r"(^|[\s,\[|])" + re.escape(key) + end, helptext, re.M):
                         ok()
                     else:
