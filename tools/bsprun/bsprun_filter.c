@@ -296,7 +296,8 @@ static void line1(char *s, size_t n, int nl)
  * at the end one line names the processes that said the same. */
 struct same {
     char *key;          /* PRIM and MESSAGE */
-    struct buf pids;    /* ", 1, 2" */
+    long pid;           /* of the line written */
+    struct buf pids;    /* "1, 2" */
     size_t more;
 };
 static struct same sames[64];
@@ -310,9 +311,13 @@ static int repeated(const char *s)
     sub(&key, s, g[2]);
     put(&key, "\n", 1);
     put(&key, s + g[4].rm_so, (size_t)(g[4].rm_eo - g[4].rm_so));
+    long pid = strtol(s + g[3].rm_so, NULL, 10);
     for (size_t k = 0; k < nsames; ++k)
         if (strcmp(sames[k].key, key.p) == 0) {
             free(key.p);
+            /* the very same line (process 0 of nested one-process sections
+             * on several ranks): nothing to add */
+            if (pid == sames[k].pid) return 1;
             if (sames[k].more < 16) {
                 puts_b(&sames[k].pids, sames[k].more ? ", " : "");
                 put(&sames[k].pids, s + g[3].rm_so, (size_t)(g[3].rm_eo - g[3].rm_so));
@@ -322,6 +327,7 @@ static int repeated(const char *s)
         }
     if (nsames < sizeof sames / sizeof sames[0]) {
         sames[nsames].key = key.p;
+        sames[nsames].pid = pid;
         sames[nsames].pids = (struct buf){ 0 };
         sames[nsames].more = 0;
         nsames++;
