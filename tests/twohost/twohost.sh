@@ -148,7 +148,20 @@ pids)
   ;;
 link)
   case "${3:-}" in
-    down | up) ip -n "$ns_a" link set "$veth_a" "$3" ;;
+    down) ip -n "$ns_a" link set "$veth_a" down ;;
+    up)
+      # back, and usable before the next test starts: carrier on both ends,
+      # the neighbour entries the cut left failed forgotten
+      ip -n "$ns_a" link set "$veth_a" up || exit 1
+      for _ in $(seq 50); do
+        ip -n "$ns_a" link show "$veth_a" | grep -q "state UP" \
+          && ip -n "$ns_b" link show "$veth_b" | grep -q "state UP" && break
+        sleep 0.1
+      done
+      ip -n "$ns_a" neigh flush all 2>/dev/null || true
+      ip -n "$ns_b" neigh flush all 2>/dev/null || true
+      sleep 1
+      ;;
     *) echo "twohost: link down|up, not '${3:-}'" >&2; exit 2 ;;
   esac
   ;;
