@@ -45,6 +45,23 @@
 #define _GNU_SOURCE
 #include "mpi_group.h"
 
+/* The first message for q into g->out[q] (message path): its length to
+ * send now; a body too large for it is sent separately (osep). */
+static inline size_t encode_first(struct mpi_group *g, struct sstep_ctx *ctx, lpf_pid_t q,
+        uint64_t e, uint64_t check, size_t nreg, int *any)
+{
+    size_t len = mpi_encode(g, ctx, q, e, check, nreg, g->out[q].p);
+    const struct fhdr *h = (const struct fhdr *)g->out[q].p;
+    if (h->flags & H_SEPARATE) {
+        g->osep[q] = len - sizeof *h;
+        *any = 1;
+        return sizeof *h;
+    }
+    g->osep[q] = 0;
+    if (!(h->flags & H_EMPTY)) *any = 1;
+    return len;
+}
+
 /* ------------------------------------------------------------------ */
 /* Sync                                                                 */
 /* ------------------------------------------------------------------ */
@@ -94,16 +111,7 @@ static int sparse_first(struct mpi_group *g, struct sstep_ctx *ctx, struct sstep
     for (lpf_pid_t i = 0; i < ns; ++i) {
         const lpf_pid_t q = S[i];
         if (q == me) continue;
-        size_t len = mpi_encode(g, ctx, q, e, info->check, nreg, g->out[q].p);
-        const struct fhdr *h = (const struct fhdr *)g->out[q].p;
-        if (h->flags & H_SEPARATE) {
-            g->osep[q] = len - sizeof *h;
-            len = sizeof *h;
-            any = 1;
-        } else {
-            g->osep[q] = 0;
-            if (!(h->flags & H_EMPTY)) any = 1;
-        }
+        size_t len = encode_first(g, ctx, q, e, info->check, nreg, &any);
         MPI_Issend(g->out[q].p, (int)len, MPI_BYTE, (int)q, tag, g->comm, reqv_push(&g->sfirst));
         g->sent++;
         mpi_ord_add(g, q);
@@ -288,16 +296,7 @@ static lpf_err_t sync_body(struct sstep_ctx *ctx, struct sstep_sync_info *info)
         for (lpf_pid_t k = 1; k < P; ++k) {
             lpf_pid_t q = me + k;
             if (q >= P) q -= P;
-            size_t len = mpi_encode(g, ctx, q, e, info->check, nreg, g->out[q].p);
-            const struct fhdr *h = (const struct fhdr *)g->out[q].p;
-            if (h->flags & H_SEPARATE) {
-                g->osep[q] = len - sizeof *h;
-                len = sizeof *h;
-                any = 1;
-            } else {
-                g->osep[q] = 0;
-                if (!(h->flags & H_EMPTY)) any = 1;
-            }
+            size_t len = encode_first(g, ctx, q, e, info->check, nreg, &any);
             MPI_Isend(g->out[q].p, (int)len, MPI_BYTE, (int)q, TAG(T_FIRST, par), comm,
                     reqv_push(&g->sfirst));
         }
