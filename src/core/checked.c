@@ -401,6 +401,7 @@ static uint32_t locate(const void *p, uint64_t *key)
         *key = mix(h) ^ (uint64_t)(a - (uintptr_t)di.dli_fbase);
         return LOC_STATIC;
     }
+    if (sstep_heap_key) *key = sstep_heap_key(p);
     return LOC_HEAP;
 }
 
@@ -688,13 +689,14 @@ static int permuted(const uint64_t *a, const uint64_t *b, size_t n, struct sstep
  * module and offset (the same variable everywhere); on the registering
  * thread's stack by where it lies among the superstep's registrations of
  * the same size there (a frame's arrays lie in one order at every
- * process). Heap blocks have no such place: malloc reuses freed blocks
- * last-in first-out, so equal allocation sequences need not give equal
- * orders (0: not compared). */
+ * process); a heap block by the call that made it and its number from that
+ * call on its thread (checked_heap.c: addresses would not do, malloc reuses
+ * freed blocks last-in first-out). 0: not compared. */
 static uint64_t place_key(const struct chk_ev *l, size_t n, size_t k)
 {
     const struct chk_ev *e = &l[k];
     if (e->where == LOC_STATIC) return mix(e->key ^ 0x5354415449430000ull);
+    if (e->where == LOC_HEAP) return e->key ? mix(e->key ^ 0x4845415000000000ull) : 0;
     if (e->where != LOC_STACK) return 0;
     uint64_t rank = 0;
     for (size_t i = 0; i < n; ++i)

@@ -12,6 +12,11 @@
 /* SUPERSTEP_CHECK: 0 off, 1 on, 2 strict (read once) */
 SSTEP_HIDDEN int sstep_chk_mode(void);
 
+/* checked_heap.c (the shared library only; absent: 0 everywhere): the
+ * identity of the heap block starting at p, equal on every process that
+ * made it by the same call in the same order; 0 when not known */
+SSTEP_HIDDEN __attribute__((weak)) uint64_t sstep_heap_key(const void *p);
+
 /* context life cycle: sets ctx->checked and ctx->chk */
 SSTEP_HIDDEN void sstep_chk_attach(struct sstep_ctx *ctx);
 SSTEP_HIDDEN void sstep_chk_detach(struct sstep_ctx *ctx);

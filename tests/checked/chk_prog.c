@@ -304,9 +304,10 @@ static void bsp_spmd(void)
         bsp_sync();
     } else if (!strncmp(which, "bsp_pushswap_eq_", 16) || !strncmp(which, "bsp_pusheq_", 11)) {
         /* two arrays of one size, the last process pushes them in the other
-         * order (bsp_pushswap_eq_*) or in the same order (bsp_pusheq_*,
-         * where process 0 allocates its heap blocks in the other order): on
-         * the stack, in static data, on the heap */
+         * order (bsp_pushswap_eq_*, heap blocks made by the same calls
+         * everywhere) or in the same order (bsp_pusheq_*, where process 0
+         * allocates its heap blocks in the other order): on the stack, in
+         * static data, on the heap */
         static uint64_t sa[8], sb[8];
         uint64_t la[8], lb[8];
         uint64_t *a = la, *b = lb;
@@ -314,7 +315,7 @@ static void bsp_spmd(void)
         const char *where = strrchr(which, '_') + 1;
         if (!strcmp(where, "static")) { a = sa; b = sb; }
         if (!strcmp(where, "heap")) {
-            if (s == 0) { b = malloc(sizeof la); a = malloc(sizeof la); }
+            if (s == 0 && !swap) { b = malloc(sizeof la); a = malloc(sizeof la); }
             else { a = malloc(sizeof la); b = malloc(sizeof la); }
         }
         if (s != p - 1 || !swap) {
