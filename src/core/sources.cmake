@@ -7,6 +7,7 @@ list(APPEND SSTEP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/errors.c
   ${CMAKE_CURRENT_LIST_DIR}/launcher.c
   ${CMAKE_CURRENT_LIST_DIR}/machine.c
+  ${CMAKE_CURRENT_LIST_DIR}/output.c
   ${CMAKE_CURRENT_LIST_DIR}/pubext.c
   ${CMAKE_CURRENT_LIST_DIR}/profile.c
   ${CMAKE_CURRENT_LIST_DIR}/watchdog.c)

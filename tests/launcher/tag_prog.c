@@ -1,9 +1,12 @@
 /*
  * tag_prog: every process prints "line from S" and, last, "last from S"
- * without a newline on stdout, and "err from S" on stderr (tag_output.sh).
+ * without a newline on stdout, "err from S" on stderr, and "raw from S"
+ * with write(2) straight to descriptor 1, past stdio (tag_output.sh).
  */
 #include <bsp.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 static void spmd(void)
 {
@@ -12,6 +15,9 @@ static void spmd(void)
     printf("line from %u\n", s);
     fflush(stdout);
     fprintf(stderr, "err from %u\n", s);
+    char raw[64];
+    snprintf(raw, sizeof raw, "raw from %u\n", s);
+    if (write(1, raw, strlen(raw)) < 0) perror("write");
     bsp_sync();
     printf("last from %u", s);
     fflush(stdout);

@@ -8,6 +8,12 @@
  *   bsprun-filter --stdout   standard output: the launcher's "N total
  *                            processes failed to start" dropped
  *   bsprun-filter --tag T    every line starts with T (nothing dropped)
+ *   bsprun-filter --tag T --marked
+ *                            the same, but a line that starts with the
+ *                            library's mark (src/core/output.h: the program
+ *                            tagged it itself, on the pthread engine) only
+ *                            loses the mark; a mark inside a line (after
+ *                            output without its newline) starts a new line
  *
  * Every line is written on as soon as its newline has been read (one
  * write(2) per batch of lines, no stdio buffer in between). A line without
@@ -89,6 +95,42 @@ static long T = 1, NP = 0;
 static int status = 0;
 static int midline = 0;   /* part of the current line was written already */
 static int ompi_tags = 0, ompi_strip = 0;
+static int marks = 0;        /* --marked */
+static char prev = '\n';     /* the last byte taken in (--marked) */
+#define MARK "\036\036"      /* SSTEP_OUT_MARK */
+#define MARK_LEN 2
+
+/* the tag a line starting with s[0, n) gets: T, or none (and the mark
+ * skipped) where the library tagged it */
+static void start_line(const char **s, size_t *n)
+{
+    if (marks && *n >= MARK_LEN && memcmp(*s, MARK, MARK_LEN) == 0) {
+        *s += MARK_LEN;
+        *n -= MARK_LEN;
+        return;
+    }
+    emit(tag, strlen(tag));
+}
+
+/* s[0, n) into b; with --marked a newline before a mark that does not
+ * start a line */
+static void take(struct buf *b, const char *s, size_t n)
+{
+    if (!marks || mode != M_TAG) {   /* (else: retag) */
+        put(b, s, n);
+        return;
+    }
+    size_t i = 0;
+    for (size_t j = 0; j < n; ++j) {
+        if (s[j] == MARK[0] && prev != '\n' && prev != MARK[0] && j + 1 < n && s[j + 1] == MARK[1]) {
+            put(b, s + i, j - i);
+            put(b, "\n", 1);
+            i = j;
+        }
+        prev = s[j];
+    }
+    put(b, s + i, n - i);
+}
 static int m(regex_t *r, const char *s, regmatch_t *g, size_t ng);
 static regex_t re_otag, re_fatal, re_ompi_fail, re_same;
 static int repeated(const char *s);
@@ -106,25 +148,45 @@ static void check_failed(const char *s)
 }
 
 /* s[0, n) (NUL-terminated there) into o with Open MPI's tags made ours;
- * at_start: s starts a line */
+ * at_start: s starts a line. With --marked, a mark right after the
+ * launcher's tag stands for the tag the line has already (a hybrid rank's
+ * thread tagged it), and a mark anywhere else starts a line of its own
+ * with the tag it has. */
 static void retag(const char *s, size_t n, int at_start, struct buf *o)
 {
     o->n = 0;
     put(o, "", 0);
     size_t i = 0;
     regmatch_t g[2];
-    while (i < n && regexec(&re_otag, s + i, 2, g, i ? REG_NOTBOL : 0) == 0) {
-        put(o, s + i, (size_t)g[0].rm_so);
-        long r = strtol(s + i + g[1].rm_so, NULL, 10), lo = r * T, hi = r * T + T - 1;
-        if (NP > 0 && hi > NP - 1) hi = NP - 1;
+    while (i < n) {
+        int have = regexec(&re_otag, s + i, 2, g, i ? REG_NOTBOL : 0) == 0;
+        const char *mk = marks ? memmem(s + i, n - i, MARK, MARK_LEN) : NULL;
+        size_t at, past;
         char t[64];
-        if (ompi_strip) t[0] = '\0';
-        else if (hi > lo) snprintf(t, sizeof t, "[%ld-%ld] ", lo, hi);
-        else snprintf(t, sizeof t, "[%ld] ", lo);
-        if (!(at_start && i + (size_t)g[0].rm_so == 0) && !(o->n && o->p[o->n - 1] == '\n'))
+        if (mk && (!have || (size_t)(mk - (s + i)) < (size_t)g[0].rm_so)) {
+            at = (size_t)(mk - (s + i));
+            past = at + MARK_LEN;
+            t[0] = '\0';
+        } else if (have) {
+            at = (size_t)g[0].rm_so;
+            past = (size_t)g[0].rm_eo;
+            long r = strtol(s + i + g[1].rm_so, NULL, 10), lo = r * T, hi = r * T + T - 1;
+            if (NP > 0 && hi > NP - 1) hi = NP - 1;
+            if (ompi_strip) t[0] = '\0';
+            else if (hi > lo) snprintf(t, sizeof t, "[%ld-%ld] ", lo, hi);
+            else snprintf(t, sizeof t, "[%ld] ", lo);
+            if (marks && n - (i + past) >= MARK_LEN && memcmp(s + i + past, MARK, MARK_LEN) == 0) {
+                past += MARK_LEN;
+                t[0] = '\0';
+            }
+        } else {
+            break;
+        }
+        put(o, s + i, at);
+        if (!(at_start && i + at == 0) && !(o->n && o->p[o->n - 1] == '\n'))
             put(o, "\n", 1);
         puts_b(o, t);
-        i += (size_t)g[0].rm_eo;
+        i += past;
     }
     put(o, s + i, n - i);
 }
@@ -207,8 +269,9 @@ static void line1(char *s, size_t n, int nl)
     if (mode == M_STDERR) check_failed(s);
     regmatch_t g[3];
     if (mode == M_TAG) {
-        emit(tag, strlen(tag));
-        emit(s, n);
+        const char *p = s;
+        start_line(&p, &n);
+        emit(p, n);
         if (nl) emit("\n", 1);
         return;
     }
@@ -470,6 +533,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--tag") == 0 && i + 1 < argc) {
             mode = M_TAG;
             tag = argv[++i];
+        } else if (strcmp(argv[i], "--marked") == 0) {
+            marks = 1;
         } else {
             fprintf(stderr, "bsprun-filter: unknown argument '%s' (it is bsprun's helper)\n", argv[i]);
             return 2;
@@ -517,12 +582,14 @@ int main(int argc, char **argv)
         if (r == 0) {   /* a quarter of a second without input: let it go */
             if (inblk && !drop) end_block(NULL);
             if (in.n && !midline && !inblk) {
-                if (mode == M_TAG) emit(tag, strlen(tag));
+                const char *p = in.p;
+                size_t pn = in.n;
+                if (mode == M_TAG) start_line(&p, &pn);
                 if (ompi_tags && mode != M_TAG) {
                     retag(in.p, in.n, 1, &rt);
                     emit(rt.p, rt.n);
                 } else {
-                    emit(in.p, in.n);
+                    emit(p, pn);
                 }
                 in.n = 0;
                 midline = 1;
@@ -536,7 +603,7 @@ int main(int argc, char **argv)
             eof = 1;
             k = 0;
         }
-        put(&in, chunk, (size_t)k);
+        take(&in, chunk, (size_t)k);
         size_t i = 0;
         for (;;) {
             char *nl = memchr(in.p + i, '\n', in.n - i);
@@ -561,12 +628,14 @@ int main(int argc, char **argv)
         in.n -= i;
         if (in.p) in.p[in.n] = '\0';
         if (in.n && (midline || (!inblk && !may_act(in.p, in.n)))) {
-            if (!midline && mode == M_TAG) emit(tag, strlen(tag));
+            const char *p = in.p;
+            size_t pn = in.n;
+            if (!midline && mode == M_TAG) start_line(&p, &pn);
             if (ompi_tags && mode != M_TAG) {
                 retag(in.p, in.n, !midline, &rt);
                 emit(rt.p, rt.n);
             } else {
-                emit(in.p, in.n);
+                emit(p, pn);
             }
             in.n = 0;
             midline = 1;

@@ -18,6 +18,7 @@
 #include "hybrid_internal.h"
 #include "../../core/profile.h"
 #include "../../core/checked.h"
+#include "../../core/output.h"
 
 #include <lpf/hybrid.h>
 #include <lpf/mpi.h>
@@ -123,7 +124,9 @@ static void *thread_main(void *arg)
 {
     struct hy_thread *me = arg;
     struct hy_rank *rk = me->rk;
+    sstep_out_enter(me->ctx->pid);
     rk->spmd(me->ctx, me->ctx->pid, rk->P, rk->args);
+    sstep_out_leave();
     hy_leave(rk, me);
     return NULL;
 }
@@ -213,8 +216,10 @@ static void hy_rank_main(lpf_t c, lpf_pid_t r, lpf_pid_t R, lpf_args_t args)
     }
     atomic_store(&hy_active, 1);
     start_threads(rk);
+    sstep_out_enter(rk->base);
     spmd(rk->th[0].ctx, rk->base, rk->P, ua);
     (void)rank_finish(rk, 1);
+    sstep_out_leave();
     atomic_store(&hy_active, 0);
 }
 
@@ -266,6 +271,7 @@ static lpf_err_t hy_exec_begin(struct sstep_ctx *parent, lpf_pid_t P, lpf_spmd_t
     }
     atomic_store(&hy_active, 1);
     start_threads(rk);
+    sstep_out_enter(rk->base);
     *ctx0 = rk->th[0].ctx;
     return LPF_SUCCESS;
 }
@@ -276,6 +282,7 @@ static lpf_err_t hy_exec_end(struct sstep_ctx *ctx0)
     struct hy_rank *rk = me->rk;
     struct sstep_ctx *rankctx = rk->rank;
     lpf_err_t rc = rank_finish(rk, 1);
+    sstep_out_leave();   /* (after the rank's other threads) */
     if (rankctx) {
         lpf_err_t r2 = sstep_mpi_engine.exec_end(rankctx);
         if (r2 != LPF_SUCCESS && rc == LPF_SUCCESS) rc = r2;
@@ -594,6 +601,7 @@ static size_t hy_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot
 static void hy_abort(struct sstep_ctx *ctx, int status)
 {
     static _Atomic int ending;
+    sstep_out_flush_self();
     if (atomic_exchange(&ending, 1)) {
         for (;;) pause();
     }

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "mpi_internal.h"
+#include "../../core/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,27 +52,53 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
-/* write lines [0, end) of s->buf (with the tag before each), keep the rest */
-static void emit(struct stream *s, size_t end, const char *tag, size_t taglen)
+/* the first mark (output.h) in p[1, n), or NULL */
+static const char *mark_in(const char *p, size_t n)
+{
+    return n > 1 ? memmem(p + 1, n - 1, SSTEP_OUT_MARK, SSTEP_OUT_MARK_LEN) : NULL;
+}
+
+/* write lines [0, end) of s->buf (with the tag before each), keep the rest.
+ * Marks: a line that starts with one was tagged by its thread (output.c:
+ * the threads of a hybrid rank), it only loses the mark; a mark inside a
+ * line starts a new one. */
+static void emit(struct stream *s, size_t end, const char *tag, size_t taglen, int marks)
 {
     if (end == 0) return;
     static char out[FWD_CHUNK + 256];
     flock(s->out, LOCK_EX);
     size_t o = 0, i = 0;
     while (i < end) {
+        const char *t = tag;
+        size_t tl = taglen;
+        if (marks && end - i >= SSTEP_OUT_MARK_LEN
+                && memcmp(s->buf + i, SSTEP_OUT_MARK, SSTEP_OUT_MARK_LEN) == 0) {
+            i += SSTEP_OUT_MARK_LEN;
+            t = "";
+            tl = 0;
+            if (i == end) break;
+        }
         const char *nl = memchr(s->buf + i, '\n', end - i);
         size_t len = nl ? (size_t)(nl - (s->buf + i)) + 1 : end - i;
-        if (o + taglen + len > sizeof out) {
+        const char *mk = marks ? mark_in(s->buf + i, len) : NULL;
+        size_t add = 0;
+        if (mk) {
+            len = (size_t)(mk - (s->buf + i));
+            add = 1;
+        }
+        if (o + tl + len + add > sizeof out) {
             write_all(s->out, out, o);
             o = 0;
         }
-        if (taglen + len > sizeof out) {   /* one very long line */
-            write_all(s->out, tag, taglen);
+        if (tl + len + add > sizeof out) {   /* one very long line */
+            write_all(s->out, t, tl);
             write_all(s->out, s->buf + i, len);
+            if (add) write_all(s->out, "\n", 1);
         } else {
-            memcpy(out + o, tag, taglen);
-            memcpy(out + o + taglen, s->buf + i, len);
-            o += taglen + len;
+            memcpy(out + o, t, tl);
+            memcpy(out + o + tl, s->buf + i, len);
+            o += tl + len;
+            if (add) out[o++] = '\n';
         }
         i += len;
     }
@@ -88,7 +115,7 @@ static int several_ranks(void)
     return v && atol(v) > 1;
 }
 
-static SSTEP_NORETURN void forward(struct stream *st, const char *tag)
+static SSTEP_NORETURN void forward(struct stream *st, const char *tag, int marks)
 {
     const size_t taglen = strlen(tag);
     signal(SIGINT, SIG_IGN);
@@ -119,7 +146,7 @@ static SSTEP_NORETURN void forward(struct stream *st, const char *tag)
                     s->buf = nb;
                     s->cap = nc;
                 } else {
-                    emit(s, s->n, tag, taglen);   /* no memory: as it is */
+                    emit(s, s->n, tag, taglen, marks);   /* no memory: as it is */
                 }
             }
             ssize_t k = read(s->in, s->buf + s->n, s->cap - s->n);
@@ -130,7 +157,7 @@ static SSTEP_NORETURN void forward(struct stream *st, const char *tag)
                 if (s->n && s->buf[s->n - 1] != '\n' && (taglen || several_ranks())
                         && s->n < s->cap)
                     s->buf[s->n++] = '\n';
-                emit(s, s->n, tag, taglen);
+                emit(s, s->n, tag, taglen, marks);
                 close(s->in);
                 s->in = -1;
                 open_n--;
@@ -145,7 +172,7 @@ static SSTEP_NORETURN void forward(struct stream *st, const char *tag)
                     break;
                 }
             if (end == 0 && s->n >= (1u << 20)) end = s->n;
-            emit(s, end, tag, taglen);
+            emit(s, end, tag, taglen, marks);
         }
     }
     _exit(0);
@@ -176,17 +203,17 @@ static void std_fds_open(void)
     }
 }
 
-void mpi_output_start(int hybrid)
+/* 1: the rank's output goes through a forwarder of its own */
+static int forwarder_start(int hybrid)
 {
-    std_fds_open();
     const char *host = getenv("SUPERSTEP_OUTPUT_HOST");
     const char *po = getenv("SUPERSTEP_OUTPUT_OUT");
     const char *pe = getenv("SUPERSTEP_OUTPUT_ERR");
-    if (!host || !po || !pe || !*po || !*pe) return;
+    if (!host || !po || !pe || !*po || !*pe) return 0;
     char me[256];
-    if (gethostname(me, sizeof me) != 0) return;
+    if (gethostname(me, sizeof me) != 0) return 0;
     me[sizeof me - 1] = '\0';
-    if (strcmp(me, host) != 0) return;
+    if (strcmp(me, host) != 0) return 0;
     /* (no reader, or not ours: print through the launcher) */
     int out = open(po, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     int err = out >= 0 ? open(pe, O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
@@ -198,7 +225,8 @@ void mpi_output_start(int hybrid)
     /* the tag: this rank's BSP pids */
     char tag[64] = "";
     const char *t = getenv("SUPERSTEP_TAG_OUTPUT");
-    if (t && strcmp(t, "1") == 0) {
+    const int tagged = t && strcmp(t, "1") == 0;
+    if (tagged) {
         long r = env_long("OMPI_COMM_WORLD_RANK", -1);
         if (r < 0) r = env_long("PMIX_RANK", -1);
         if (r < 0) r = env_long("PMI_RANK", -1);
@@ -232,10 +260,15 @@ void mpi_output_start(int hybrid)
         for (int fd = 0; fd < maxfd; ++fd)
             if (fd != 1 && fd != 2 && fd != p1[0] && fd != p2[0] && fd != out && fd != err)
                 close(fd);
-        forward(st, tag);
+        forward(st, tag, tagged && hybrid);
     }
     dup2(p1[1], 1);
     dup2(p2[1], 2);
+    /* a hybrid rank's threads tag their lines themselves (output.c) */
+    if (tagged && hybrid) {
+        sstep_out_mark_fd(1);
+        sstep_out_mark_fd(2);
+    }
     /* the launcher gave stdout a terminal (Open MPI: a pty), so stdio
      * wrote it line by line: keep that (progress shows at once, and a
      * line printed before a crash is not lost in a buffer) */
@@ -246,12 +279,29 @@ void mpi_output_start(int hybrid)
     close(p2[1]);
     close(out);
     close(err);
-    return;
+    return 1;
 fail:
     if (out >= 0) close(out);
     if (err >= 0) close(err);
     for (int k = 0; k < 2; ++k) {
         if (p1[k] >= 0) close(p1[k]);
         if (p2[k] >= 0) close(p2[k]);
+    }
+    return 0;
+}
+
+void mpi_output_start(int hybrid)
+{
+    std_fds_open();
+    if (forwarder_start(hybrid)) return;
+    /* Through the launcher: where bsprun has Open MPI tag the lines it
+     * forwards and makes the tags its own (its filter takes a mark after
+     * the launcher's tag for the thread's tag), a hybrid rank's threads tag
+     * their lines themselves too */
+    const char *t = getenv("SUPERSTEP_TAG_OUTPUT");
+    const char *m = getenv("SUPERSTEP_OUTPUT_MARKED");
+    if (hybrid && t && strcmp(t, "1") == 0 && m && strcmp(m, "launcher") == 0) {
+        sstep_out_mark_fd(1);
+        sstep_out_mark_fd(2);
     }
 }

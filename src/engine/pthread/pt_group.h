@@ -93,6 +93,8 @@ struct pt_group {
     _Atomic int gate;                 /* exec start gate: 0 wait, 1 go, 2 cancel */
     lpf_spmd_t spmd;                  /* what siblings run */
     lpf_args_t args;                  /* siblings' args */
+    long out_tag;                     /* exec: the processes' output tag (output.h):
+                                       * the starter's, or -1: each its pid */
     pthread_t *threads;
     struct pt_group *_Atomic child;   /* rehook: new group published by pid 0 */
     _Atomic int *locks;               /* per destination, one line each: push phase */

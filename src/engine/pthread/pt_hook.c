@@ -3,6 +3,7 @@
  * threads that already exist.
  */
 #include "pt_group.h"
+#include "../../core/output.h"
 
 #include <lpf/pthread.h>
 #include <pthread.h>
@@ -30,7 +31,10 @@ static lpf_err_t pt_run_hooked(struct pt_group *g, lpf_pid_t pid,
     ctx->in_hook = 1;
     ctx->engine_proc = me;
     me->ctx = ctx;
+    long tag = sstep_out_tag();
+    sstep_out_enter(tag >= 0 ? tag : (long)pid);
     spmd(ctx, pid, g->P, args);
+    sstep_out_leave();
     pt_leave(g, pid, ctx);
     lpf_err_t rc = pt_wait_all_gone(g);
     pt_group_release(g);

@@ -30,6 +30,7 @@
  * slice of the CPUs (affinity.c).
  */
 #include "pt_group.h"
+#include "../../core/output.h"
 
 #include <lpf/pthread.h>
 
@@ -390,7 +391,9 @@ static void *pt_sibling_main(void *arg)
     while ((gate = atomic_load_explicit(&g->gate, memory_order_acquire)) == 0)
         sched_yield();
     if (gate == 1) {
+        sstep_out_enter(g->out_tag >= 0 ? g->out_tag : (long)ctx->pid);
         g->spmd(ctx, ctx->pid, g->P, g->args);
+        sstep_out_leave();
         pt_leave(g, ctx->pid, ctx);
     }
     atomic_fetch_sub_explicit(&pt_live_procs, 1, memory_order_relaxed);
@@ -424,6 +427,7 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
     }
     g->spmd = spmd;
     g->args = args;
+    g->out_tag = sstep_out_tag();
     g->args.input = NULL;
     g->args.input_size = 0;
     g->args.output = NULL;
@@ -453,6 +457,7 @@ static lpf_err_t pt_exec_begin(struct sstep_ctx *parent, lpf_pid_t P,
     /* the caller runs pid 0 on the first CPU of the slice, until exec_end */
     g->pinned0 = pt_cpus_for(parent->cpu_lo, parent->cpu_span, P, 0, &cpus)
             && pt_pin_self(&cpus, &g->saved0) == 0;
+    sstep_out_enter(g->out_tag >= 0 ? g->out_tag : 0);
     atomic_store_explicit(&g->gate, 1, memory_order_release);
     *ctx0 = g->procs[0].ctx;
     return LPF_SUCCESS;
@@ -463,6 +468,9 @@ static lpf_err_t pt_exec_end(struct sstep_ctx *ctx0)
     struct pt_group *g = ctx0->group;
     pt_leave(g, 0, ctx0);
     for (lpf_pid_t s = 1; s < g->P; ++s) pthread_join(g->threads[s], NULL);
+    /* (after the others: the last one out gives the program its streams
+     * back) */
+    sstep_out_leave();
     if (g->pinned0) pt_unpin_self(&g->saved0);
     lpf_err_t rc = pt_wait_all_gone(g);
     pt_group_free(g);
@@ -494,6 +502,7 @@ static size_t pt_remote_size(struct sstep_ctx *ctx, lpf_pid_t pid, uint32_t slot
 static void pt_abort(struct sstep_ctx *ctx, int status)
 {
     (void)ctx;
+    sstep_out_flush_self();
     fflush(stdout);
     fflush(stderr);
     _exit(status);
