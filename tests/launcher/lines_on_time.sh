@@ -4,7 +4,10 @@
 # is written, with mawk as the awk on the PATH (it reads a pipe in blocks).
 # PROGRESS (progress.c) prints its first lines, then waits until this
 # script has seen process 0's at the terminal: held-back lines fail the
-# test (the program gives up after 60 s), no timing is measured. A shell
+# test (the program gives up after 60 s), no timing is measured. With
+# --tag-output the lines must carry process 0's own tag ("[0] ", on threads
+# too), and the stdout line is not flushed by the program (the library
+# writes each tagged line as soon as its newline is written). A shell
 # program whose ranks print straight through the MPI launcher (its output
 # not forwarded by the library) checks the launcher's path the same way.
 set -u
@@ -50,7 +53,13 @@ check() {
   [ "$rc" = 0 ] || fail "$*"
   grep -q "progress 2 from 0" "$tmp/err" || { why="no second line"; fail "$*"; }
 }
-check "progress 1 from 0" "out 1 from 0" ${1+"$@"} "$prog" "$tmp/go"
+tagged=0
+for o in "$@"; do [ "$o" = --tag-output ] && tagged=1; done
+if [ "$tagged" = 1 ]; then
+  PROGRESS_NO_FLUSH=1 check "^\[0\] progress 1 from 0\$" "^\[0\] out 1 from 0\$" ${1+"$@"} "$prog" "$tmp/go"
+else
+  check "progress 1 from 0" "out 1 from 0" ${1+"$@"} "$prog" "$tmp/go"
+fi
 echo "superstep program: ok"
 if [ "$engine" != pthread ]; then
   # every rank prints through the launcher; rank 0 waits for the go file
@@ -58,7 +67,11 @@ if [ "$engine" != pthread ]; then
     if [ "$r" = 0 ]; then i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
       [ -e "$1" ] || { echo "the first lines did not reach the terminal within 60 s" >&2; exit 3; }; fi
     echo "progress 2 from $r" >&2'
-  check "progress 1 from 0" "out 1 from 0" ${1+"$@"} sh -c "$sh_prog" sh "$tmp/go"
+  if [ "$tagged" = 1 ]; then
+    check "^\[0\] progress 1 from 0\$" "^\[0\] out 1 from 0\$" ${1+"$@"} sh -c "$sh_prog" sh "$tmp/go"
+  else
+    check "progress 1 from 0" "out 1 from 0" ${1+"$@"} sh -c "$sh_prog" sh "$tmp/go"
+  fi
   echo "launcher path: ok"
 fi
 echo "ok"

@@ -10,14 +10,18 @@
  * writes whole lines to bsprun's pipes: batches of complete lines, one
  * write each, under an exclusive flock of the pipe, so that no other
  * rank's writing comes in between. With SUPERSTEP_TAG_OUTPUT=1 each line
- * starts with "[pids] ", the BSP pids of the rank. The forwarder ends when
+ * starts with "[pids] ", the BSP pids of the rank; on a hybrid rank the
+ * threads tag the lines they print through stdio with their own pid
+ * (src/core/output.c) and mark them: such a line only loses its mark. The
+ * forwarder ends when
  * the rank and everything that inherited its stdout and stderr have closed
  * them; what is left without a newline at the end is written with one
  * added where the job has more than one rank (or lines are tagged), else
- * as it is. (Ranks elsewhere print through the launcher; with
- * --tag-output bsprun has Open MPI tag their lines and makes the tags its
- * own.)
- * Ranks elsewhere (or where anything fails) print through the launcher.
+ * as it is. Ranks elsewhere (or where anything fails) print through the
+ * launcher; with --tag-output bsprun has Open MPI tag their lines and makes
+ * the tags its own (SUPERSTEP_OUTPUT_MARKED=launcher: a hybrid rank's
+ * threads mark their tagged lines there too, and the filter takes the mark
+ * after the launcher's tag for the thread's).
  */
 #define _GNU_SOURCE
 #include "mpi_internal.h"
