@@ -47,6 +47,9 @@ enum { T_SFIRST = 40, T_BAR = 48 };
 #define STAG_FIRST(par, sp) (T_SFIRST + (par) + 2 * (sp))
 #define STAG_BAR(r, sp) (T_BAR + 2 * (r) + (sp))
 #define BAR_ROUNDS_MAX 32
+/* under SMPI: a section's start-up agreement by point-to-point messages
+ * (mpi_section.c), above every T_BAR round */
+enum { T_START = T_BAR + 2 * BAR_ROUNDS_MAX + 2 };
 
 /* A message of the sparse sync's barrier: what the process and the
  * processes it has heard of (directly or through earlier rounds) bring.

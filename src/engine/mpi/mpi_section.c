@@ -269,6 +269,39 @@ void mpi_leave_all_sections(void)
     }
 }
 
+#ifdef SUPERSTEP_SMPI
+/* MPI_Allreduce(MPI_MIN) of n <= 4 ints by recursive doubling over
+ * point-to-point messages (tag T_START). Under SMPI 3.32 the first
+ * MPI_Allreduce or MPI_Bcast on a communicator with its usual selectors
+ * (ompi, mpich, mvapich2) first detects the hosts' layout: two ring
+ * allgathers over all p processes, p^2 messages, at a real cost that grows
+ * as p^3 (20 s at p = 512, hours at 4,096; docs/scale.md). This costs
+ * 2 log2 p messages per process. */
+static void smpi_allmin(int *v, int n, MPI_Comm comm)
+{
+    int me = 0, p = 1, t[4];
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    int pw = 1;
+    while (2 * pw <= p) pw *= 2;
+    if (me >= pw) {   /* folded onto me - pw, which answers at the end */
+        MPI_Send(v, n, MPI_INT, me - pw, T_START, comm);
+        MPI_Recv(v, n, MPI_INT, me - pw, T_START, comm, MPI_STATUS_IGNORE);
+        return;
+    }
+    if (me + pw < p) {
+        MPI_Recv(t, n, MPI_INT, me + pw, T_START, comm, MPI_STATUS_IGNORE);
+        for (int i = 0; i < n; ++i) if (t[i] < v[i]) v[i] = t[i];
+    }
+    for (int m = 1; m < pw; m *= 2) {
+        MPI_Sendrecv(v, n, MPI_INT, me ^ m, T_START, t, n, MPI_INT, me ^ m, T_START, comm,
+                MPI_STATUS_IGNORE);
+        for (int i = 0; i < n; ++i) if (t[i] < v[i]) v[i] = t[i];
+    }
+    if (me + pw < p) MPI_Send(v, n, MPI_INT, me + pw, T_START, comm);
+}
+#endif
+
 /* Every process of a starting section: its group and context, or, where
  * one process lacks the memory for them (or for the shared-memory window:
  * shm is MPI_SHM_NOMEM), NULL on every process: the section returns
@@ -282,7 +315,11 @@ static struct sstep_ctx *section_start(MPI_Comm comm, struct mpi_shm *shm, lpf_p
     /* and every process syncs the same way (SUPERSTEP_MPI_SPARSE*) */
     const int sp = g ? g->sparse : 0;
     int v[3] = { ctx != NULL, g ? sp : 1, g ? !sp : 1 };
+#ifdef SUPERSTEP_SMPI
+    smpi_allmin(v, 3, comm);
+#else
     MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, comm);
+#endif
     int ok = v[0];
     if (ok && !v[1] && !v[2]) {
         if (pid == 0)
