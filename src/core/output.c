@@ -21,8 +21,10 @@
  * outside a section, the program's own threads) print through the same
  * streams unchanged and unmarked, and what is written to descriptors 1 and
  * 2 directly (write(2), child programs) passes by the library: the reader
- * gives those lines its own tag (all pids of the OS process). Without
- * tagging nothing here runs but a check of one flag.
+ * gives those lines its own tag (all pids of the OS process); so does
+ * C++'s std::cout, whose buffer holds on to the FILE that stdout was when
+ * the program started. Without tagging nothing here runs but a check of
+ * one flag.
  */
 #define _GNU_SOURCE
 #include "output.h"
@@ -47,7 +49,7 @@ struct mpipe {
 };
 static struct mpipe marked[2];        /* stdout, stderr */
 static pthread_once_t out_once = PTHREAD_ONCE_INIT;
-static int out_on;                     /* bit k: descriptor k + 1 is tagged */
+static int out_on;                     /* bit k: descriptor k + 1 may be tagged */
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int out_users;                  /* threads that run a BSP process */
 static FILE *out_orig[2], *out_ck[2];
@@ -93,7 +95,7 @@ static void out_init(void)
         }
     }
     for (int k = 0; k < 2; ++k)
-        if (is_marked(k)) out_on |= 1 << k;
+        if (marked[k].set) out_on |= 1 << k;
 }
 
 static void write_all(int fd, const char *p, size_t n)
@@ -188,7 +190,9 @@ static void install(void)
 {
     static const cookie_io_functions_t io = { NULL, ck_write, NULL, ck_close };
     for (int k = 0; k < 2; ++k) {
-        if (!(out_on & (1 << k))) continue;
+        /* (still the reader's: not where the program has put a file of
+         * its own on the descriptor since) */
+        if (!(out_on & (1 << k)) || !is_marked(k)) continue;
         if (!out_ck[k]) {
             out_ck[k] = fopencookie((void *)(intptr_t)k, "w", io);
             if (!out_ck[k]) continue;
