@@ -24,8 +24,11 @@
  *
  * Every get reads its source before any write of the superstep (staging
  * before X, remote gets served inside X before its puts), as the pthread
- * and MPI engines guarantee. An empty sync is one gather, the MPI engine's
- * sync, one release.
+ * and MPI engines guarantee. Other ranks' direct gets of what the sync
+ * wrote wait until it is complete here: with puts inside the rank, the MPI
+ * engine's sync holds the publishing back (hold_pub) and the leader
+ * publishes after D (mpi_episode_publish). An empty sync is one gather,
+ * the MPI engine's sync, one release.
  */
 #include "hybrid_internal.h"
 
@@ -272,6 +275,7 @@ static unsigned classify(struct hy_rank *rk, const struct sstep_ctx *ctx)
         const struct sstep_peer_lists *pl = &q->peers[p];
         f |= HY_INTRA;
         if (pl->count[SSTEP_GET]) f |= HY_INTRA_GET;
+        if (pl->count[SSTEP_PUT]) f |= HY_INTRA_PUT;
     }
     return f;
 }
@@ -433,7 +437,8 @@ static void unstage_all(void *arg)
         if (rk->th[t].flags & HY_INTRA_GET) unstage_gets(rk, &rk->th[t]);
 }
 
-static lpf_err_t hy_between_ranks(struct hy_rank *rk, uint64_t check, struct sstep_sync_info *info)
+static lpf_err_t hy_between_ranks(struct hy_rank *rk, uint64_t check, int hold,
+        struct sstep_sync_info *info)
 {
     struct sstep_ctx *R = rk->rank;
     const lpf_pid_t T = rk->T;
@@ -505,7 +510,9 @@ static lpf_err_t hy_between_ranks(struct hy_rank *rk, uint64_t check, struct sst
     struct mpi_group *g = R->group;
     g->before_puts = unstage_all;
     g->before_puts_arg = rk;
+    g->hold_pub = hold;
     lpf_err_t rc = sstep_mpi_engine.sync(R, &ri);
+    g->hold_pub = 0;
     g->before_puts = NULL;
     if (rc != LPF_SUCCESS) {
         R->failed = 1;
@@ -631,7 +638,8 @@ static lpf_err_t leader_sync(struct hy_rank *rk, struct hy_thread *me, struct ss
          * every rank whose threads agree, so that all ranks learn of it */
         struct sstep_sync_info ri = *info;
         ri.mismatch = 0;
-        rc = hy_between_ranks(rk, local_mm ? mix | 1u << 31 : me->check, &ri);
+        rc = hy_between_ranks(rk, local_mm ? mix | 1u << 31 : me->check,
+                (flags & HY_INTRA_PUT) != 0, &ri);
         mm |= ri.mismatch;
         rk->syncs++;
     }
@@ -644,11 +652,19 @@ static lpf_err_t leader_sync(struct hy_rank *rk, struct hy_thread *me, struct ss
     }
     rk->plan_rc = rc;
     rk->plan_apply = rc == LPF_SUCCESS && (flags & HY_INTRA);
+    /* other ranks' direct gets see this sync's effects (are answered, or
+     * on one node read our memory) only once the puts inside the rank
+     * landed too: after D when there are any (hy_between_ranks held the
+     * publishing back), else now */
+    struct mpi_group *g = rk->rank ? rk->rank->group : NULL;
+    if (g && !rk->plan_apply) mpi_episode_publish(g);
     hy_release(rk);                                             /* A or B */
     if (rk->plan_mismatch) report_mismatch(rk, me, info);
     if (rk->plan_apply) {
         take_from_rank(rk, me);
-        if (hy_gather(rk)) return LPF_ERR_FATAL;                /* D */
+        int left = hy_gather(rk);                               /* D */
+        if (g) mpi_episode_publish(g);
+        if (left) return LPF_ERR_FATAL;
         hy_release(rk);
     }
     return rc;

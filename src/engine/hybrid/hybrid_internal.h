@@ -29,6 +29,7 @@
 enum {
     HY_INTRA_GET = 1u,   /* gets from threads of this rank (staged) */
     HY_INTRA = 2u,       /* any request to a thread of this rank */
+    HY_INTRA_PUT = 4u,   /* puts to threads of this rank */
 };
 
 /* One thread of a rank (one BSP process); its own cache lines. */

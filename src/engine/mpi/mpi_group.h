@@ -231,6 +231,11 @@ struct mpi_group {
     MPI_Comm comm;
     lpf_pid_t P, pid;
     uint64_t episode;          /* exchanges done (syncs and rehooks) */
+    uint64_t episode_pub;      /* exchanges whose effects direct gets may read
+                                  (= episode but in the hybrid engine, between
+                                  its rank-level sync and its threads' puts) */
+    int hold_pub;              /* the hybrid engine: mpi_episode_done leaves the
+                                  publishing to mpi_episode_publish */
     size_t E;                  /* capacity of a first message */
     size_t big;                /* requests of this size and more travel directly */
     size_t big_put;            /* puts: the same; larger on one node, where a put below
@@ -523,6 +528,11 @@ SSTEP_HIDDEN int mpi_serve_dgets(struct mpi_group *g);
 /* the end of an exchange: count it, publish it (direct gets wait for it),
  * answer the direct gets that waited for it */
 SSTEP_HIDDEN void mpi_episode_done(struct mpi_group *g);
+/* ... the publishing alone (mpi_episode_done does it unless hold_pub): the
+ * memory holds every put of the exchanges done; direct gets asked after
+ * them are answered, and on one node read (the hybrid engine calls it once
+ * its threads applied the puts inside the rank) */
+SSTEP_HIDDEN void mpi_episode_publish(struct mpi_group *g);
 /* split puts (REC_SPLIT): the destination's part before it waits for its
  * transfers (decision, reads of first halves), the source's part
  * (second halves), the end (every half in, every source read) */

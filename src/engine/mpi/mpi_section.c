@@ -589,7 +589,9 @@ static void dg_test_replies(struct mpi_group *g)
 /* Serve the direct gets peers sent us: read our memory now and send it.
  * A reader that completed an exchange we are still in (its sync returned
  * while we apply the puts it made to us, or others made) waits until we
- * completed it too: its request is kept and answered by mpi_episode_done.
+ * completed it too: its request is kept and answered by mpi_episode_done
+ * (or, in the hybrid engine, once the rank's threads applied their puts
+ * to each other: mpi_episode_publish).
  * Returns how many requests came. */
 void mpi_dg_take(struct mpi_group *g, lpf_pid_t q, const struct dgreq *rp)
 {
@@ -610,7 +612,7 @@ void mpi_dg_take(struct mpi_group *g, lpf_pid_t q, const struct dgreq *rp)
         g->askers[g->nask++] = q;
         return;
     }
-    if (r.ep > g->episode) {
+    if (r.ep > g->episode_pub) {
         if (g->ndgw == g->dgwcap) {
             size_t c = g->dgwcap ? 2 * g->dgwcap : 8;
             struct dgwait *w = realloc(g->dgw, c * sizeof *w);
@@ -647,6 +649,13 @@ int mpi_serve_dgets(struct mpi_group *g)
 void mpi_episode_done(struct mpi_group *g)
 {
     g->episode++;
+    if (SSTEP_LIKELY(!g->hold_pub)) mpi_episode_publish(g);
+}
+
+void mpi_episode_publish(struct mpi_group *g)
+{
+    if (g->episode_pub == g->episode) return;
+    g->episode_pub = g->episode;
     if (g->shm)
         atomic_store_explicit(&line_of(g, g->pid)->applied, mkword(g->gen, g->episode, 0),
                 memory_order_release);
