@@ -14,6 +14,10 @@
  *                            tagged it itself, on the pthread engine) only
  *                            loses the mark; a mark inside a line (after
  *                            output without its newline) starts a new line
+ *   --marked with the first two (and BSPRUN_OMPI_TAGS=tag): a mark right
+ *                            after the launcher's tag stands for the tag
+ *                            the line has (a hybrid rank's thread tagged
+ *                            it); one elsewhere starts a line of its own
  *
  * Every line is written on as soon as its newline has been read (one
  * write(2) per batch of lines, no stdio buffer in between). A line without
