@@ -153,14 +153,14 @@ PLACES = ("malloc", "page", "alias", "skew")
 PLACE_TEXT = {"malloc": "plain `malloc`", "page": "page-aligned",
               "alias": "4 KiB-aliased (both 8 B past a page)",
               "skew": "skewed (destination 8 B past a page, source page-aligned)"}
-def place_ratio(op, pl, b):
-    # per round: the put's GB/s over memcpy's with the same placement in the
-    # same program run, the smaller of the two runs (glibc with and without
-    # `rep movsb`): the put against glibc's faster path, each comparison
-    # within one run
+def place_ratio(op, pl, b, key="ratio_to_memcpy"):
+    # per round: the put's GB/s over memcpy's (key ratio_to_staged: over the
+    # two copies by hand) with the same placement in the same program run,
+    # the smaller of the two runs (glibc with and without `rep movsb`): the
+    # put against glibc's faster path, each comparison within one run
     out = []
     for r in sorted({x["round"] for x in pick("place")}):
-        v = [x["ratio_to_memcpy"] for x in pick("place", op=op, placement=pl, block_bytes=b, round=r)]
+        v = [x[key] for x in pick("place", op=op, placement=pl, block_bytes=b, round=r) if key in x]
         if v:
             out.append(min(v))
     return out
@@ -171,14 +171,19 @@ if place_sizes:
           "(bench_place), with the source and destination buffers %s; ratio: the put's "
           "GB/s over memcpy's with the same placement in the same program run, the smaller "
           "of two runs (glibc as it is, and without its `rep movsb` path), per round; the "
-          "smallest of the four placements here (docs/performance.md has each one).\n"
+          "smallest of the four placements here (docs/performance.md has each one). "
+          "`bsp_put` copies its data twice (into a buffer when called, to the destination "
+          "at the sync); last column: `bsp_put` over P threads doing those two copies by "
+          "hand, with a wait between them (from 1 MiB on).\n"
           % "; ".join(PLACE_TEXT[p] for p in PLACES))
-    print("| b | `lpf_put` / memcpy, worst placement | `bsp_put` / memcpy, worst placement |")
-    print("| --- | --- | --- |")
+    print("| b | `lpf_put` / memcpy, worst placement | `bsp_put` / memcpy, worst placement "
+          "| `bsp_put` / two copies by hand, worst placement |")
+    print("| --- | --- | --- | --- |")
     for b in place_sizes:
         lp = [min(v) for v in zip(*[place_ratio("lpf_put", pl, b) for pl in PLACES])]
         bp = [min(v) for v in zip(*[place_ratio("bsp_put", pl, b) for pl in PLACES])]
-        print("| %s | %s | %s |" % (size(b), stat(lp, f2), stat(bp, f2)))
+        bs = [min(v) for v in zip(*[place_ratio("bsp_put", pl, b, "ratio_to_staged") for pl in PLACES])]
+        print("| %s | %s | %s | %s |" % (size(b), stat(lp, f2), stat(bp, f2), stat(bs, f2)))
 
 print("\n## BSPlib against the LPF core\n")
 print("The same total exchange with `bsp_put` / `bsp_hpput` / `bsp_get` and with "
@@ -204,17 +209,27 @@ if place_sizes:
           "(GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295), and the ratios "
           "of the puts over memcpy (each within one program run, the smaller of the two). `bsp_put` copies its data twice (into a "
           "buffer when called, to the destination at the sync), so its ceiling is about "
-          "half of memcpy's.\n")
-    print("| placement | b | memcpy GB/s | memcpy without `rep movsb` | `lpf_put` GB/s | / memcpy | `bsp_put` GB/s | / memcpy |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          "half of memcpy's. Two copies by hand (from 1 MiB on): P threads each copying b "
+          "bytes into a staging buffer of their own, waiting for each other, then copying "
+          "the stage into the next thread's destination, as glibc is (what a `bsp_put` "
+          "superstep must do, without the library: the same bytes, the same wait, a working "
+          "set of 3b per process where memcpy has 2b), with `bsp_put`'s ratio over it: where "
+          "it is near 1 and the ratio over memcpy low, the time goes to what the two copies "
+          "cost on the machine (caches, memory bandwidth, other programs' load on its cores), "
+          "not to the library.\n")
+    print("| placement | b | memcpy GB/s | memcpy without `rep movsb` | `lpf_put` GB/s | / memcpy "
+          "| `bsp_put` GB/s | / memcpy | two copies by hand GB/s | `bsp_put` / two copies |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for pl in PLACES:
         for b in place_sizes:
             g = lambda op, t: [x["gbytes_per_s"] for x in pick("place", op=op, placement=pl,
                                                                block_bytes=b, rep_movsb_tunable=t)]
-            print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (PLACE_TEXT[pl], size(b),
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (PLACE_TEXT[pl], size(b),
                 stat(g("memcpy", "default"), f3), stat(g("memcpy", "set"), f3),
                 stat(g("lpf_put", "default"), f3), stat(place_ratio("lpf_put", pl, b), f2),
-                stat(g("bsp_put", "default"), f3), stat(place_ratio("bsp_put", pl, b), f2)))
+                stat(g("bsp_put", "default"), f3), stat(place_ratio("bsp_put", pl, b), f2),
+                stat(g("memcpy_staged", "default"), f3),
+                stat(place_ratio("bsp_put", pl, b, "ratio_to_staged"), f2)))
 
 cp = pick("copy")
 if cp:

@@ -5,7 +5,17 @@
  * process's destination buffer, one superstep per put; GB/s per process
  * (b over the median superstep). memcpy: P threads each copying b bytes
  * between two buffers placed alike, at once (the slowest thread of each
- * round counts). Placements of source and destination:
+ * round counts). memcpy_staged: the same threads doing by hand what a
+ * bsp_put superstep must do (bsp_put copies its source when called, the
+ * sync delivers the copy): each copies b bytes from its source into a
+ * staging buffer of its own (plain malloc), waits for the others, then
+ * copies the stage into the next thread's destination (twice the bytes
+ * of memcpy, a wait between the copies, and a working set of 3b per
+ * thread; the slowest thread of each round counts). Its threads are
+ * pinned one per CPU, as the engine pins its processes (unpinned, two of
+ * them sharing a core for a whole run halve its figure); from STAGED_MIN on
+ * (below it the wait, not the copies, would make its time). Placements of
+ * source and destination:
  *
  *   malloc   plain malloc(b) each (what a program usually does)
  *   page     both page-aligned (aligned_alloc(4096, ...))
@@ -14,10 +24,12 @@
  *   skew     source page-aligned, destination 8 bytes past a page
  *            boundary (glibc's `rep movsb` is slow there on AMD cores)
  *
- * Rows (JSON lines): {"bench":"place","op":"memcpy"|"lpf_put"|"bsp_put",
- * "placement":..., "block_bytes":b, "rep_movsb_tunable":"default"|"set",
- * "gbytes_per_s":..., "ratio_to_memcpy"} (the puts' ratio is over the
- * memcpy row of the same placement and size, measured right before them).
+ * Rows (JSON lines): {"bench":"place","op":"memcpy"|"memcpy_staged"|
+ * "lpf_put"|"bsp_put", "placement":..., "block_bytes":b,
+ * "rep_movsb_tunable":"default"|"set", "gbytes_per_s":..., "ratio_to_memcpy",
+ * and for bsp_put "ratio_to_staged"} (the puts' ratios are over the memcpy
+ * and memcpy_staged rows of the same placement and size, measured right
+ * before them).
  * bench/report.sh runs it twice, the second time with
  * GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295 (glibc's
  * memcpy without `rep movsb`: its fast path for every placement).
@@ -30,6 +42,7 @@
 #include <lpf/core.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +55,9 @@ static const char *const place_name[PL_N] = { "malloc", "page", "alias", "skew" 
 
 static unsigned P = 2;
 static int quick;
+
+/* memcpy_staged from this size on */
+#define STAGED_MIN ((size_t)1 << 20)
 
 /* a buffer of b bytes with placement pl; role 0: source, 1: destination.
  * *base is what to free. */
@@ -83,39 +99,74 @@ struct mc_arg {
     enum place pl;
     size_t b;
     int reps;
+    int staged;       /* memcpy_staged: via a stage into the next thread's dst */
+    unsigned i;       /* thread number */
+    char **dsts;      /* [P]: every thread's destination (staged) */
     double *t;
 };
+
+/* pin the calling thread to the i-th CPU it may run on (modulo their number) */
+static void pin_to(unsigned i)
+{
+    cpu_set_t m;
+    if (sched_getaffinity(0, sizeof m, &m) != 0 || CPU_COUNT(&m) == 0) return;
+    unsigned k = i % (unsigned)CPU_COUNT(&m);
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (!CPU_ISSET(c, &m)) continue;
+        if (k-- == 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+            return;
+        }
+    }
+}
 
 static void *mc_main(void *v)
 {
     struct mc_arg *a = v;
+    if (a->staged) pin_to(a->i);
     void *bs, *bd;
     char *src = place_alloc(a->pl, 0, a->b, &bs), *dst = place_alloc(a->pl, 1, a->b, &bd);
-    if (!src || !dst) {
+    char *stage = a->staged ? malloc(a->b) : NULL;
+    if (!src || !dst || (a->staged && !stage)) {
         fprintf(stderr, "bench_place: out of memory (%zu bytes)\n", a->b);
         exit(1);
     }
     memset(src, 1, a->b);
     memset(dst, 2, a->b);
+    if (stage) memset(stage, 3, a->b);
+    a->dsts[a->i] = dst;   /* read by the previous thread after the next barrier */
+    char *to = dst;
     void *(*volatile cp)(void *, const void *, size_t) = memcpy;
     for (int r = -2; r < a->reps; ++r) {
         spin_barrier_wait(a->bar);
         double t0 = now();
-        cp(dst, src, a->b);
+        if (a->staged) {
+            cp(stage, src, a->b);
+            spin_barrier_wait(a->bar);
+            to = a->dsts[(a->i + 1) % P];
+        }
+        cp(to, a->staged ? stage : src, a->b);
         if (r >= 0) a->t[r] = now() - t0;
     }
+    spin_barrier_wait(a->bar);   /* nobody writes our dst any more */
+    free(stage);
     free(bs);
     free(bd);
     return NULL;
 }
 
-static double run_memcpy(enum place pl, size_t b, int reps)
+static double run_memcpy(enum place pl, size_t b, int reps, int staged)
 {
     struct spin_barrier bar = { P, 0, 0 };
     pthread_t *th = malloc(sizeof *th * P);
     struct mc_arg *a = malloc(sizeof *a * P);
+    char **dsts = malloc(sizeof *dsts * P);
     for (unsigned i = 0; i < P; ++i) {
-        a[i] = (struct mc_arg){ &bar, pl, b, reps, malloc(sizeof(double) * (size_t)reps) };
+        a[i] = (struct mc_arg){ &bar, pl, b, reps, staged, i, dsts,
+            malloc(sizeof(double) * (size_t)reps) };
         pthread_create(&th[i], NULL, mc_main, &a[i]);
     }
     double *slow = malloc(sizeof(double) * (size_t)reps);
@@ -128,6 +179,7 @@ static double run_memcpy(enum place pl, size_t b, int reps)
     for (unsigned i = 0; i < P; ++i) free(a[i].t);
     free(slow);
     free(a);
+    free(dsts);
     free(th);
     return m;
 }
@@ -265,16 +317,22 @@ int main(int argc, char **argv)
             const size_t b = sizes[k];
             if (only_size && b != only_size) continue;
             const int reps = reps_for(b);
-            const double tm = run_memcpy((enum place)pl, b, reps);
-            printf("{\"bench\":\"place\",\"op\":\"memcpy\",\"p\":%u,\"placement\":\"%s\","
-                   "\"block_bytes\":%zu,\"rep_movsb_tunable\":\"%s\",\"gbytes_per_s\":%.3f}\n",
-                   P, place_name[pl], b, tun, b / tm * 1e-9);
+            double tm[2] = { 0, 0 };
+            for (int staged = 0; staged < 1 + (b >= STAGED_MIN); ++staged) {
+                tm[staged] = run_memcpy((enum place)pl, b, reps, staged);
+                printf("{\"bench\":\"place\",\"op\":\"%s\",\"p\":%u,\"placement\":\"%s\","
+                       "\"block_bytes\":%zu,\"rep_movsb_tunable\":\"%s\",\"gbytes_per_s\":%.3f}\n",
+                       staged ? "memcpy_staged" : "memcpy", P, place_name[pl], b, tun,
+                       b / tm[staged] * 1e-9);
+            }
             for (int bsp = 0; bsp < 2; ++bsp) {
                 const double t = run_put(bsp, (enum place)pl, b, reps);
                 printf("{\"bench\":\"place\",\"op\":\"%s\",\"p\":%u,\"placement\":\"%s\","
                        "\"block_bytes\":%zu,\"rep_movsb_tunable\":\"%s\",\"gbytes_per_s\":%.3f,"
-                       "\"ratio_to_memcpy\":%.3f}\n",
-                       bsp ? "bsp_put" : "lpf_put", P, place_name[pl], b, tun, b / t * 1e-9, tm / t);
+                       "\"ratio_to_memcpy\":%.3f",
+                       bsp ? "bsp_put" : "lpf_put", P, place_name[pl], b, tun, b / t * 1e-9, tm[0] / t);
+                if (bsp && tm[1] > 0) printf(",\"ratio_to_staged\":%.3f", tm[1] / t);
+                printf("}\n");
             }
             fflush(stdout);
         }
