@@ -321,14 +321,28 @@ void mpi_ord_add(struct mpi_group *g, lpf_pid_t q)
     g->ord[g->nord++] = q;
 }
 
+/* one more any-source receive (0: no memory for its buffer) */
+static int pool_add(struct mpi_group *g)
+{
+    const int i = g->npool + 1;
+    if (!g->poolbuf[i] && !(g->poolbuf[i] = aligned_alloc(64, g->E))) return 0;
+    MPI_Irecv(g->poolbuf[i], (int)g->E, MPI_BYTE, MPI_ANY_SOURCE, g->pooltag, g->comm, &g->pool[i]);
+    g->npool = i;
+    return 1;
+}
+
+/* A sync posts as many receives as the last one took first messages
+ * (from 2 to POOL_MAX), leaving and rehooks 2 (they drop what comes). */
 void mpi_pool_post(struct mpi_group *g, uint64_t e, int keep)
 {
     const int tag = STAG_FIRST((int)(e & 1), g->secpar);
     g->pool_keep = keep;
     g->pool_e = e;
     g->pooltag = tag;
-    for (int i = 0; i < 2; ++i)
-        MPI_Irecv(g->poolbuf[i], (int)g->E, MPI_BYTE, MPI_ANY_SOURCE, tag, g->comm, &g->pool[i]);
+    g->pool_got = 0;
+    g->npool = 0;
+    const int n = keep ? g->pool_want : 2;
+    while (g->npool < n && pool_add(g)) {}
 }
 
 /* pool receive i completed with status st: keep its message (a sync) or
@@ -359,17 +373,24 @@ static void pool_took(struct mpi_group *g, int i, const MPI_Status *st, int repo
         }
         g->got[q] |= 1;
         mpi_ord_add(g, q);
+        g->pool_got++;
     }
-    if (repost)
+    if (repost) {
         MPI_Irecv(g->poolbuf[i], (int)g->E, MPI_BYTE, MPI_ANY_SOURCE, g->pooltag, g->comm,
                 &g->pool[i]);
+        /* many come (POOL_GROW of them so far): as many receives as came,
+         * up to POOL_MAX (fewer cost less, as the receives a sync posts
+         * and cancels are not free either) */
+        if (g->pool_keep && g->pool_got >= POOL_GROW)
+            while (g->npool < (int)g->pool_got && g->npool < POOL_MAX && pool_add(g)) {}
+    }
 }
 
 /* take back the pool's receives; one that a first message matched
  * meanwhile completes with it */
 void mpi_pool_stop(struct mpi_group *g)
 {
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 1; i <= g->npool; ++i) {
         if (g->pool[i] == MPI_REQUEST_NULL) continue;
         MPI_Status st;
         int cancelled = 0;
@@ -379,19 +400,22 @@ void mpi_pool_stop(struct mpi_group *g)
         if (!cancelled) pool_took(g, i, &st, 0);
         g->pool[i] = MPI_REQUEST_NULL;
     }
+    g->npool = 0;
     g->pooltag = -1;
+    if (g->pool_keep)
+        g->pool_want = g->pool_got < POOL_GROW ? 2 : g->pool_got > POOL_MAX ? POOL_MAX : (int)g->pool_got;
 }
 
-/* test the pool (and the barrier receive pool[2], when posted): how many
+/* test the pool (and the barrier receive pool[0], when posted): how many
  * completed; *bar set when the barrier receive did */
 static int pool_poll(struct mpi_group *g, int *bar)
 {
-    int idx[3], n = 0;
-    MPI_Status st[3];
-    MPI_Testsome(3, g->pool, &n, idx, st);
+    int idx[POOL_MAX + 1], n = 0;
+    MPI_Status st[POOL_MAX + 1];
+    MPI_Testsome(g->npool + 1, g->pool, &n, idx, st);
     if (n == MPI_UNDEFINED) return 0;
     for (int k = 0; k < n; ++k) {
-        if (idx[k] == 2) *bar = 1;
+        if (idx[k] == 0) *bar = 1;
         else pool_took(g, idx[k], &st[k], 1);
     }
     return n;
@@ -451,29 +475,29 @@ static void sparse_watch(struct mpi_group *g, struct mpi_watch *wt, lpf_pid_t z,
  * handles what completed; returns how many of extra did. */
 static int block_once(struct mpi_group *g, MPI_Request *extra, int n, int *bar)
 {
-    MPI_Request a[64];
-    int idx[64], k = 0, done = 0;
-    MPI_Status st[64];
+    MPI_Request a[POOL_MAX + 2 + 60];
+    int idx[POOL_MAX + 2 + 60], k = 0, done = 0;
+    MPI_Status st[POOL_MAX + 2 + 60];
     if (g->dgr == MPI_REQUEST_NULL)
         MPI_Irecv(&g->dgbuf, sizeof g->dgbuf, MPI_BYTE, MPI_ANY_SOURCE, T_DGREQ, g->comm, &g->dgr);
-    a[0] = g->pool[0];
-    a[1] = g->pool[1];
-    a[2] = g->pool[2];
-    a[3] = g->dgr;
-    for (int i = 0; i < n; ++i) a[4 + i] = extra[i];
-    MPI_Waitsome(4 + n, a, &k, idx, st);
-    g->pool[0] = a[0];
-    g->pool[1] = a[1];
-    g->pool[2] = a[2];
-    g->dgr = a[3];
-    for (int i = 0; i < n; ++i) extra[i] = a[4 + i];
+    /* the pool's receives, the barrier's, the direct gets', extra */
+    const int np = g->npool, b = np, dg = np + 1, x = np + 2;
+    for (int i = 0; i < np; ++i) a[i] = g->pool[1 + i];
+    a[b] = g->pool[0];
+    a[dg] = g->dgr;
+    for (int i = 0; i < n; ++i) a[x + i] = extra[i];
+    MPI_Waitsome(x + n, a, &k, idx, st);
+    for (int i = 0; i < np; ++i) g->pool[1 + i] = a[i];
+    g->pool[0] = a[b];
+    g->dgr = a[dg];
+    for (int i = 0; i < n; ++i) extra[i] = a[x + i];
     if (k == MPI_UNDEFINED) return 0;
     for (int i = 0; i < k; ++i) {
-        if (idx[i] < 2) {
-            pool_took(g, idx[i], &st[i], 1);
-        } else if (idx[i] == 2) {
+        if (idx[i] < np) {
+            pool_took(g, 1 + idx[i], &st[i], 1);
+        } else if (idx[i] == b) {
             *bar = 1;
-        } else if (idx[i] == 3) {
+        } else if (idx[i] == dg) {
             struct dgreq r = g->dgbuf;
             MPI_Irecv(&g->dgbuf, sizeof g->dgbuf, MPI_BYTE, MPI_ANY_SOURCE, T_DGREQ, g->comm,
                     &g->dgr);
@@ -546,7 +570,7 @@ void mpi_sparse_barrier(struct mpi_group *g, const struct bmsg *mine, struct bms
                 reqv_push(&g->rbar));
         g->sent++;
         MPI_Irecv(&g->bin[r], sizeof acc, MPI_BYTE, (int)from, STAG_BAR(r, g->secpar), g->comm,
-                &g->pool[2]);
+                &g->pool[0]);
         bar = 0;
         mpi_wait_init(&w, NAP_SYNC_NS);
         while (!bar) {

@@ -100,8 +100,7 @@ void mpi_group_free(struct mpi_group *g)
     free(g->ord);
     free(g->ordall);
     free(g->amark);
-    free(g->poolbuf[0]);
-    free(g->poolbuf[1]);
+    for (int i = 0; i <= POOL_MAX; ++i) free(g->poolbuf[i]);
     sstep_arena_free(&g->farena);
     free(g->rfirst);
     free(g->got);
@@ -156,7 +155,8 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     if (E > 8192) E = 8192;
     if (E < 256) E = 256;
     g->E = E & ~(size_t)63;
-    g->pool[0] = g->pool[1] = g->pool[2] = MPI_REQUEST_NULL;
+    for (int i = 0; i <= POOL_MAX; ++i) g->pool[i] = MPI_REQUEST_NULL;
+    g->pool_want = 2;
     g->pooltag = -1;
     g->secpar = (int)(section_serial(comm) & 1);
     if (!shm && P > 1 && mpi_sparse_wanted(P)) {
@@ -212,8 +212,8 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     g->ordall = malloc(P * sizeof *g->ordall);
     g->amark = calloc(P, sizeof *g->amark);
     if (g->sparse) {
-        g->poolbuf[0] = aligned_alloc(64, g->E);
         g->poolbuf[1] = aligned_alloc(64, g->E);
+        g->poolbuf[2] = aligned_alloc(64, g->E);
     }
     g->rfirst = malloc(P * sizeof *g->rfirst);
     g->got = calloc(P, 1);
@@ -246,7 +246,7 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
             || !g->firstmem || !g->rfirst || !g->got || !g->idx || !g->out || !g->osep
             || !g->gsmall || !g->body[0] || !g->body[1] || !g->hdr || !g->bodyp
             || !g->rin || !g->rout || !g->rsz || !g->ord || !g->ordall || !g->amark
-            || (g->sparse && (!g->poolbuf[0] || !g->poolbuf[1]))) {
+            || (g->sparse && (!g->poolbuf[1] || !g->poolbuf[2]))) {
         g->P = 0;
         mpi_group_free(g);
         return NULL;

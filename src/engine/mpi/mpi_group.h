@@ -47,6 +47,8 @@ enum { T_SFIRST = 40, T_BAR = 48 };
 #define STAG_FIRST(par, sp) (T_SFIRST + (par) + 2 * (sp))
 #define STAG_BAR(r, sp) (T_BAR + 2 * (r) + (sp))
 #define BAR_ROUNDS_MAX 32
+#define POOL_MAX 32      /* any-source first-message receives at most */
+#define POOL_GROW 16     /* ... more than 2 once this many came in one sync */
 /* under SMPI: a section's start-up agreement by point-to-point messages
  * (mpi_section.c), above every T_BAR round */
 enum { T_START = T_BAR + 2 * BAR_ROUNDS_MAX + 2 };
@@ -307,12 +309,18 @@ struct mpi_group {
     lpf_pid_t *ordall;         /* [P-1] every peer in that order (dense) */
     uint32_t *amark;           /* [P] == astamp: q is in ord this sync */
     uint32_t astamp;
-    MPI_Request pool[3];       /* any-source receives of first messages; [2]: the
-                                  barrier round's receive */
+    /* [0]: the barrier round's receive; [1..npool]: any-source receives of
+     * first messages, 2 at first, more while they arrive faster than two
+     * receives take them (a total exchange: 63 through two receives cost
+     * 228 us at p = 64 under SMPI), up to POOL_MAX */
+    MPI_Request pool[POOL_MAX + 1];
+    int npool;                 /* posted */
+    int pool_want;             /* to post at the sync's start: what the last one took */
+    unsigned pool_got;         /* first messages taken this sync */
     lpf_pid_t nsend;           /* first messages sent this sync: sfirst.r[i] to ord[i] */
     uint64_t pool_e;           /* the episode whose first messages they take */
     struct reqv rbar;          /* the barrier's sends */
-    char *poolbuf[2];          /* [E] each */
+    char *poolbuf[POOL_MAX + 1]; /* [E] each, [1..]: made on first use beyond 2 */
     int pooltag;               /* their tag while posted (-1: not posted) */
     int pool_keep;             /* 1: keep what arrives (a sync), 0: drop it */
     struct sstep_arena farena; /* first messages received (until the next sync) */
