@@ -7,6 +7,7 @@
 # simulated and what is not.
 #
 #   bench/scale/run.sh [--quick] [--p "64 256 ..."] [--reps N] [--timeout S]
+#                      [--rows LIST] [--variants LIST] [--append] [--mem GIB]
 #                      [--all-rows] [--no-docs] [--table-only] [--build DIR]
 #                      [--out DIR]
 #
@@ -15,12 +16,22 @@
 #   --reps N     supersteps / operations timed per row (default 3)
 #   --timeout S  real seconds one simulation may take before its cells say
 #                so (default 900)
-#   --all-rows   every row at every p (by default only the empty sync
-#                beyond p = 256: the others cost the simulator hours there),
-#                and the dense sync up to 1,024
+#   --rows LIST  simulate these rows (empty,rand4,hrel,total,dget) at every
+#                p given, instead of the rows chosen by p (below)
+#   --variants LIST  these simulations only: sparse (the engine's default
+#                sync), dense (SUPERSTEP_MPI_SPARSE=0), mpi (plain MPI)
+#   --append     keep the results of earlier runs (OUT/results.txt) and add
+#                these; a later result replaces an earlier one for the same
+#                variant, row and p; the table has a column for every p in
+#                the results (columns from separate runs, one table)
+#   --mem GIB    virtual memory one simulation may take (ulimit -v; default
+#                16); beyond it the simulation fails, and its cells say so
+#   --all-rows   every row at every p (the total exchange and MPI_Alltoallv
+#                beyond 256, the h-relation beyond 1,024: hours of real
+#                time there), and the dense sync up to 1,024
 #   --no-docs    print the table, leave docs/scale.md alone
 #   --table-only no simulation: the table and parameter files again from
-#                the results of an earlier run (OUT/results.txt)
+#                the results of earlier runs (OUT/results.txt)
 #   --build DIR  the SMPI build folder (default build-smpi)
 #   --out DIR    raw results, platforms, parameter files (default DIR/scale-out)
 #
@@ -34,6 +45,10 @@ TIMEOUT=900
 DOCS=1
 ALL_ROWS=0
 TABLE_ONLY=0
+ROWS=
+VARIANTS=sparse,dense,mpi
+APPEND=0
+MEM_GIB=16
 BUILD=$root/build-smpi
 OUT=
 while [ $# -gt 0 ]; do
@@ -44,10 +59,14 @@ while [ $# -gt 0 ]; do
         --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
         --no-docs) DOCS=0 ;;
         --all-rows) ALL_ROWS=1 ;;
+        --rows) ROWS=${2:?--rows needs a list}; shift ;;
+        --variants) VARIANTS=${2:?--variants needs a list}; shift ;;
+        --append) APPEND=1 ;;
+        --mem) MEM_GIB=${2:?--mem needs GiB}; shift ;;
         --table-only) TABLE_ONLY=1 ;;
         --build) BUILD=${2:?--build needs a folder}; shift ;;
         --out) OUT=${2:?--out needs a folder}; shift ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
     esac
     shift
@@ -88,7 +107,7 @@ fi
 [ "$TABLE_ONLY" = 1 ] || ninja -C "$BUILD" scale >/dev/null
 PROG=$BUILD/bench/scale/scale
 mkdir -p "$OUT"
-[ "$TABLE_ONLY" = 1 ] || : > "$RAW"
+[ "$TABLE_ONLY" = 1 ] || [ "$APPEND" = 1 ] || : > "$RAW"
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/scale.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT INT TERM
 
@@ -98,34 +117,48 @@ run() {
     envs=
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     [ $# -gt 0 ] && shift
+    case ",$VARIANTS," in *",$var,"*) ;; *) return 0 ;; esac
+    [ -n "$ROWS" ] && rrows=$ROWS
     log=$OUT/log-$var-$rp.txt
+    # peak resident memory of the simulator (GNU time, where installed)
+    rssf=$TMPD/rss
+    rm -f "$rssf"
+    timer=
+    [ -x /usr/bin/time ] && timer="/usr/bin/time -f %M -o $rssf"
     t0=$(date +%s)
     # (smpirun 3.32 mis-parses -tmpdir: its temporary files, one copy of the
-    # program per rank, go to $TMPDIR)
+    # program per rank, go to $TMPDIR; timeout signals its whole process
+    # group, the simulator included)
     # shellcheck disable=SC2086
-    if env $envs TMPDIR="$TMPD" timeout --signal=KILL "$TIMEOUT" smpirun -np "$rp" \
-            -platform "$OUT/platform-$rp.xml" $SIM_CFG "$PROG" --rows "$rrows" --reps "$REPS" "$@" \
+    if ( ulimit -v $((MEM_GIB * 1048576)) && exec env $envs TMPDIR="$TMPD" \
+            timeout --signal=KILL "$TIMEOUT" $timer smpirun -np "$rp" \
+            -platform "$OUT/platform-$rp.xml" $SIM_CFG "$PROG" --rows "$rrows" --reps "$REPS" "$@" ) \
             > "$log" 2>&1; then
         status=ok
     else
         status="failed ($?)"
     fi
     t1=$(date +%s)
+    rss=0
+    [ -s "$rssf" ] && rss=$(tail -n 1 "$rssf" | tr -cd 0-9)
+    [ -n "$rss" ] || rss=0
     grep '^RESULT ' "$log" | sed "s/^RESULT /$var /" >> "$RAW" || true
-    echo "SIM $var $rp $rrows $((t1 - t0)) $status" >> "$RAW"
-    echo "run.sh: p = $rp, $var ($rrows): $((t1 - t0)) s, $status" >&2
+    echo "SIM $var $rp $rrows $((t1 - t0)) rss=$rss $status" >> "$RAW"
+    echo "run.sh: p = $rp, $var ($rrows): $((t1 - t0)) s, peak ${rss} KiB, $status" >&2
 }
 
 for p in $P_LIST; do
     [ "$TABLE_ONLY" = 1 ] && break
     "$here/platform.sh" "$p" > "$OUT/platform-$p.xml"
+    # the rows by p (docs/scale.md, "What it costs to simulate"): every
+    # row up to 256; the total exchange (p(p - 1) messages by definition)
+    # not beyond; the h-relation (16 p flows of 64 KiB at once, whose
+    # bandwidth sharing the simulator solves again at every message's end)
+    # not beyond 1,024; all of them with --all-rows
     rows=empty,rand4,hrel,dget
-    # the total exchange is p(p - 1) messages by definition
     [ "$p" -le 256 ] && rows=$rows,total
-    # beyond 256 the empty sync only, unless --all-rows: the other rows
-    # register their buffers first, a sync in which every process reaches
-    # every peer (p(p - 1) messages), as does bsp_direct_get's registration
-    [ "$p" -gt 256 ] && [ "$ALL_ROWS" = 0 ] && rows=empty
+    [ "$p" -gt 1024 ] && rows=empty,rand4,dget
+    [ "$ALL_ROWS" = 1 ] && rows=empty,rand4,hrel,dget,total
     # the engine as it chooses by default, then with the dense first-message
     # sync (every process a first message to every peer: p(p - 1) messages
     # per superstep, which the simulator pays for message by message; beyond
@@ -140,8 +173,9 @@ for p in $P_LIST; do
         run dense "$p" empty,rand4 SUPERSTEP_MPI_SPARSE=0 -- --lpf-only
     fi
     # MPI_Alltoallv sends p - 1 messages per process (Open MPI's pairwise
-    # and linear algorithms, zero bytes or not): not beyond 256
-    if [ "$p" -le 256 ]; then
+    # and linear algorithms, zero bytes or not): not beyond 256 unless
+    # --all-rows
+    if [ "$p" -le 256 ] || [ "$ALL_ROWS" = 1 ]; then
         run mpi "$p" "$rows" -- --mpi-only
     else
         run mpi "$p" "$rows" -- --mpi-only --no-alltoallv
@@ -149,31 +183,36 @@ for p in $P_LIST; do
 done
 
 # ---- the table, the parameter files ----------------------------------------------
-python3 - "$RAW" "$OUT" "$root/docs/scale.md" "$DOCS" "$P_LIST" "$REPS" "$TIMEOUT" <<'EOF'
+[ "$TABLE_ONLY" = 1 ] || [ "$APPEND" = 1 ] || KEEP_P=$P_LIST
+python3 - "$RAW" "$OUT" "$root/docs/scale.md" "$DOCS" "${KEEP_P:-}" "$REPS" "$TIMEOUT" <<'EOF'
 import sys, os, re
 raw, out, doc, docs, plist, reps, tmo = sys.argv[1:8]
-P = [int(x) for x in plist.split()]
 res = {}   # (variant, row, what, p) -> seconds or None
-sims = {}  # (variant, p) -> (rows, secs, status)
+sims = {}  # (variant, p) -> [(rows, secs, peak KiB, status)], in the order run
 for line in open(raw):
     f = line.split()
     if f[0] == 'SIM':
-        sims[(f[1], int(f[2]))] = (f[3].split(','), int(f[4]), ' '.join(f[5:]))
+        rss = 0
+        if len(f) > 5 and f[5].startswith('rss='):
+            rss = int(f[5][4:] or 0)
+            f = f[:5] + f[6:]
+        sims.setdefault((f[1], int(f[2])), []).append((f[3].split(','), int(f[4]), rss, ' '.join(f[5:])))
         continue
     var, row, what, p, t = f[0], f[1], f[2], int(f[3]), f[4]
     res[(var, row, what, p)] = t if t in ('na', 'skipped') else float(t)
+# the columns: the p of this run, or (--append, --table-only) every p simulated
+P = sorted(set([int(x) for x in plist.split()] or [p for (_, p) in sims]))
 
 def get(var, row, what, p):
     t = res.get((var, row, what, p))
     return t if isinstance(t, float) else None
 
 def why_missing(var, row, p):
-    s = sims.get((var, p))
-    if s is None: return 'not run'
-    rows, secs, status = s
-    if row not in rows: return 'not run'
+    ss = [s for s in sims.get((var, p), []) if row in s[0]]
+    if not ss: return 'not run'
+    rows, secs, rss, status = ss[-1]
     if status != 'ok':
-        return 'over %s s' % tmo if 'failed (137)' in status or 'failed (124)' in status else status
+        return 'over %d s' % secs if 'failed (137)' in status or 'failed (124)' in status else status
     return 'n/a'
 
 def us(t):
@@ -186,8 +225,8 @@ def cell(var, row, what, p):
     if t is None:
         if res.get((var, row, what, p)) == 'skipped': return 'not simulated'
         if (var, row, what, p) in res: return 'n/a'
-        if row == 'total' and p > 256: return '—'
         w = why_missing(var, row, p)
+        if row == 'total' and p > 256 and w == 'not run': return '—'
         return 'not simulated' if w == 'not run' else w
     return us(t)
 
@@ -223,15 +262,18 @@ for key, name, base, rbase, inv, target in rows:
     line(rname, [ratio(get('sparse', key, 'superstep', p), get('mpi', brow, bk[0], p), inv) for p in P])
 table = '\n'.join(L)
 simlines = []
+def mem(kib):
+    return '' if not kib else (', %.1f GiB' % (kib / 1048576.0) if kib >= 1048576 else ', %d MiB' % (kib // 1024))
 for p in P:
     parts = []
     for var, label in (('sparse', 'Superstep'), ('dense', 'dense'), ('mpi', 'MPI')):
-        s = sims.get((var, p))
-        if s: parts.append('%s %d s%s' % (label, s[1], '' if s[2] == 'ok' else ' (' + s[2] + ')'))
-    simlines.append('p = {:,}: '.format(p) + ', '.join(parts))
+        for rows, secs, rss, status in sims.get((var, p), []):
+            parts.append('%s (%s) %d s%s%s' % (label, ', '.join(rows), secs, mem(rss),
+                         '' if status == 'ok' else ', ' + ('killed' if 'failed (137)' in status else status)))
+    simlines.append('p = {:,}: '.format(p) + '; '.join(parts))
 foot = ('Times in microseconds of simulated time per superstep or operation (the slowest rank\'s mean over %s, after one warm-up); '
-        '"—": not part of the table (the total exchange stops at p = 256); "not simulated": would cost the simulator more real time than this run affords (the dense sync beyond the p shown, MPI_Alltoallv beyond 256, and beyond 256 the rows whose buffers must first be registered: p(p − 1) messages each; run.sh --all-rows tries them); "over N s": the simulation did not end within the budget. '
-        'Real time the simulations took here: %s.' % (reps, '; '.join(simlines)))
+        '"—": not part of the default run (the total exchange beyond p = 256); "not simulated": not run at that p, as it would cost the simulator more real time or memory than the run affords (the reasons, measured, are under "What it costs to simulate"; run.sh --all-rows tries them); "over N s": the simulation was stopped after N s of real time. '
+        'Real time and the simulator\'s peak memory per simulation (the rows it ran): %s.' % (reps, ' — '.join(simlines)))
 block = table + '\n\n' + foot + '\n'
 
 # machine parameter files (bspprobe --save format): l = the empty sync;
