@@ -171,7 +171,7 @@ if place_sizes:
           "(bench_place), with the source and destination buffers %s; ratio: the put's "
           "GB/s over memcpy's with the same placement in the same program run, the smaller "
           "of two runs (glibc as it is, and without its `rep movsb` path), per round; the "
-          "smallest of the four placements here ("Bulk puts by buffer placement" below has each one). "
+          "smallest of the four placements here (\"Bulk puts by buffer placement\" below has each one). "
           "`bsp_put` copies its data twice (into a buffer when called, to the destination "
           "at the sync); last column: `bsp_put` over P threads doing those two copies by "
           "hand, with a wait between them (from 1 MiB on).\n"
