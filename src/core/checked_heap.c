@@ -49,12 +49,21 @@ static int tracking;   /* set once, in the constructor */
 
 #define SITES 256
 struct site_count { uintptr_t site; uint32_t n; };
-static __thread __attribute__((tls_model("initial-exec"))) struct site_count sites[SITES];
+/* mapped at the thread's first allocation in checked mode (a pointer, not
+ * the table, in thread-local storage: the library's static TLS must stay
+ * small enough for a dlopen) */
+static __thread struct site_count *sites;
 
 /* the block number this thread takes next from this call site (UINT32_MAX:
  * more call sites than the table holds: not identified) */
 static uint32_t next_seq(uintptr_t site)
 {
+    if (!sites) {
+        void *m = mmap(NULL, SITES * sizeof *sites, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return UINT32_MAX;
+        sites = m;
+    }
     size_t h = (size_t)((site * 0x9e3779b97f4a7c15ull) >> 56) % SITES;
     for (size_t k = 0; k < SITES; ++k, h = (h + 1) % SITES) {
         if (sites[h].site == site) return sites[h].n++;
@@ -194,6 +203,15 @@ __attribute__((constructor)) static void heap_start(void)
     if (!sstep_chk_mode()) return;
     const char *v = getenv("SUPERSTEP_CHECK_HEAP");
     if (v && !strcmp(v, "0")) return;
+    /* only where these wrappers are the program's malloc (the library was
+     * linked, not dlopen'ed after libc: Python's extensions); there its
+     * thread-local counts sit in the static TLS block, and reading them
+     * never allocates */
+    Dl_info mine, found;
+    void *const m = dlsym(RTLD_DEFAULT, "malloc");
+    if (!m || !dladdr((void *)(uintptr_t)&heap_start, &mine) || !dladdr(m, &found)
+            || mine.dli_fbase != found.dli_fbase)
+        return;
     pthread_atfork(fork_prepare, fork_done, fork_done);
     tracking = 1;
 }
