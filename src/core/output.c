@@ -98,7 +98,7 @@ static void out_init(void)
         if (marked[k].set) out_on |= 1 << k;
 }
 
-static void write_all(int fd, const char *p, size_t n)
+void sstep_write_all(int fd, const char *p, size_t n)
 {
     while (n) {
         ssize_t k = write(fd, p, n);
@@ -134,10 +134,10 @@ static void emit(int k, size_t end)
         size_t len = nl ? (size_t)(nl - (b->p + i)) + 1 : end - i;
         size_t need = SSTEP_OUT_MARK_LEN + me.taglen + len + 1;
         if (reserve(o, need) != 0) {   /* no memory: the line as it is */
-            write_all(k + 1, o->p, o->n);
+            sstep_write_all(k + 1, o->p, o->n);
             o->n = 0;
-            write_all(k + 1, b->p + i, len);
-            if (!nl) write_all(k + 1, "\n", 1);
+            sstep_write_all(k + 1, b->p + i, len);
+            if (!nl) sstep_write_all(k + 1, "\n", 1);
             i += len;
             continue;
         }
@@ -148,7 +148,7 @@ static void emit(int k, size_t end)
         if (!nl) o->p[o->n++] = '\n';
         i += len;
     }
-    write_all(k + 1, o->p, o->n);
+    sstep_write_all(k + 1, o->p, o->n);
     memmove(b->p, b->p + end, b->n - end);
     b->n -= end;
 }
@@ -157,13 +157,13 @@ static ssize_t ck_write(void *cookie, const char *p, size_t n)
 {
     const int k = (int)(intptr_t)cookie;
     if (me.depth == 0) {   /* no BSP process: as it is */
-        write_all(k + 1, p, n);
+        sstep_write_all(k + 1, p, n);
         return (ssize_t)n;
     }
     struct tbuf *b = &me.b[k];
     if (reserve(b, n) != 0) {
         if (b->n) emit(k, b->n);
-        write_all(k + 1, p, n);
+        sstep_write_all(k + 1, p, n);
         return (ssize_t)n;
     }
     memcpy(b->p + b->n, p, n);

@@ -31,6 +31,9 @@ SSTEP_HIDDEN long sstep_out_tag(void);
 SSTEP_HIDDEN void sstep_out_enter(long tag);
 SSTEP_HIDDEN void sstep_out_leave(void);
 
+/* all n bytes to fd, retried after signals; dropped when nobody reads */
+SSTEP_HIDDEN void sstep_write_all(int fd, const char *p, size_t n);
+
 /* the calling thread's unterminated lines, now (an abort) */
 SSTEP_HIDDEN void sstep_out_flush_self(void);
 

@@ -45,16 +45,6 @@ struct stream {
     size_t n, cap;
 };
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return;   /* the reader is gone: drop */
-        p += k;
-        n -= (size_t)k;
-    }
-}
 
 /* the first mark (output.h) in p[1, n), or NULL */
 static const char *mark_in(const char *p, size_t n)
@@ -91,13 +81,13 @@ static void emit(struct stream *s, size_t end, const char *tag, size_t taglen, i
             add = 1;
         }
         if (o + tl + len + add > sizeof out) {
-            write_all(s->out, out, o);
+            sstep_write_all(s->out, out, o);
             o = 0;
         }
         if (tl + len + add > sizeof out) {   /* one very long line */
-            write_all(s->out, t, tl);
-            write_all(s->out, s->buf + i, len);
-            if (add) write_all(s->out, "\n", 1);
+            sstep_write_all(s->out, t, tl);
+            sstep_write_all(s->out, s->buf + i, len);
+            if (add) sstep_write_all(s->out, "\n", 1);
         } else {
             memcpy(out + o, t, tl);
             memcpy(out + o + tl, s->buf + i, len);
@@ -106,7 +96,7 @@ static void emit(struct stream *s, size_t end, const char *tag, size_t taglen, i
         }
         i += len;
     }
-    write_all(s->out, out, o);
+    sstep_write_all(s->out, out, o);
     flock(s->out, LOCK_UN);
     memmove(s->buf, s->buf + end, s->n - end);
     s->n -= end;
