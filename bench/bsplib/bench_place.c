@@ -15,14 +15,7 @@
  * pinned one per CPU, as the engine pins its processes (unpinned, two of
  * them sharing a core for a whole run halve its figure); from STAGED_MIN on
  * (below it the wait, not the copies, would make its time). Placements of
- * source and destination:
- *
- *   malloc   plain malloc(b) each (what a program usually does)
- *   page     both page-aligned (aligned_alloc(4096, ...))
- *   alias    both 8 bytes past a page boundary: destination minus source
- *            is 0 modulo 4 KiB, neither vector-aligned
- *   skew     source page-aligned, destination 8 bytes past a page
- *            boundary (glibc's `rep movsb` is slow there on AMD cores)
+ * source and destination: malloc, page, alias, skew (bench/common/bench_place.h).
  *
  * Rows (JSON lines): {"bench":"place","op":"memcpy"|"memcpy_staged"|
  * "lpf_put"|"bsp_put", "placement":..., "block_bytes":b,
@@ -49,38 +42,13 @@
 #include <string.h>
 
 #include "../common/bench_baseline.h"
-
-enum place { PL_MALLOC, PL_PAGE, PL_ALIAS, PL_SKEW, PL_N };
-static const char *const place_name[PL_N] = { "malloc", "page", "alias", "skew" };
+#include "../common/bench_place.h"
 
 static unsigned P = 2;
 static int quick;
 
 /* memcpy_staged from this size on */
 #define STAGED_MIN ((size_t)1 << 20)
-
-/* a buffer of b bytes with placement pl; role 0: source, 1: destination.
- * *base is what to free. */
-static char *place_alloc(enum place pl, int role, size_t b, void **base)
-{
-    char *p;
-    switch (pl) {
-    case PL_MALLOC:
-        p = malloc(b);
-        *base = p;
-        return p;
-    case PL_PAGE:
-        p = aligned_alloc(4096, (b + 4095) & ~(size_t)4095);
-        *base = p;
-        return p;
-    case PL_ALIAS:
-    case PL_SKEW:
-    default:
-        p = aligned_alloc(4096, (b + 8 + 4095) & ~(size_t)4095);
-        *base = p;
-        return p && (pl == PL_ALIAS || role == 1) ? p + 8 : p;
-    }
-}
 
 static int reps_for(size_t b)
 {

@@ -2,7 +2,7 @@
  * bench_mpi -- the MPI engine against plain MPI doing the same work, in the
  * same run, on the same ranks (JSON lines on stdout).
  *
- *   bsprun --engine mpi -n 2 bench_mpi [--only NAME] [--reps R]
+ *   bsprun --engine mpi -n 2 bench_mpi [--only NAME] [--reps R] [--touch]
  *
  * Rank 0 runs main and starts one SPMD section over all ranks; inside it
  * both LPF and plain MPI (on MPI_COMM_WORLD) are timed, alternating batch
@@ -31,6 +31,15 @@
  *                    ranks on one host, SUPERSTEP_MPI_SHM and
  *                    SUPERSTEP_MPI_CMA not 0, the kernel lets it), else
  *                    the owner answers a message
+ *   place            lpf_put (and bsp_put) of b = 4 KiB .. 8 MiB to the
+ *                    next process, one put per superstep, with source and
+ *                    destination placed as bench/common/bench_place.h says
+ *                    (malloc, page, alias, skew) vs MPI_Sendrecv of the same
+ *                    buffers (one message to the next process: what an
+ *                    engine built on messages does) and memcpy from source
+ *                    to destination on every rank at once (one copy); run
+ *                    it with and without GLIBC_TUNABLES=glibc.cpu.
+ *                    x86_rep_movsb_threshold=4294967295 ("rep_movsb_tunable")
  * Public headers only (plus <mpi.h>).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -46,6 +55,7 @@
 #include <string.h>
 
 #include "../common/bench_baseline.h"
+#include "../common/bench_place.h"
 
 /* MPI_Win_create on MPI_COMM_WORLD; 0 on every rank where it failed on
  * one. (Open MPI's default one-sided component may refuse ranks on several
@@ -122,8 +132,9 @@ static int direct_get_by_cma(int hosts)
 struct opts {
     char only[64];
     int reps;
+    int touch;   /* place: rewrite the source before every put */
 };
-static struct opts O = { "", 7 };
+static struct opts O = { "", 7, 0 };
 
 static int want(const char *name) { return O.only[0] == '\0' || strcmp(O.only, name) == 0; }
 
@@ -338,6 +349,140 @@ static void bench_fine_puts(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, int adjacent)
     free(tm);
 }
 
+/* ------------------------------------------------------------------ */
+/* bulk puts by buffer placement                                        */
+
+static const size_t place_sizes[] = { (size_t)4 << 10, (size_t)16 << 10, (size_t)64 << 10,
+    (size_t)256 << 10, (size_t)1 << 20, (size_t)4 << 20, (size_t)8 << 20 };
+
+/* supersteps per timed batch */
+static int place_iters(size_t b)
+{
+    size_t n = ((size_t)32 << 20) / b;
+    return n < 4 ? 4 : n > 2000 ? 2000 : (int)n;
+}
+
+/* "set" where every rank runs glibc's memcpy without `rep movsb`,
+ * "default" where none does, "mixed" otherwise */
+static const char *place_tunable(void)
+{
+    const char *env = getenv("GLIBC_TUNABLES");
+    int set = env && strstr(env, "x86_rep_movsb_threshold") != NULL, lo = 0, hi = 0;
+    MPI_Allreduce(&set, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&set, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo ? "set" : hi ? "mixed" : "default";
+}
+
+/* --touch: a program computes what it puts; the source's cache lines are
+ * then written by this process before every put, and whoever copies them
+ * next fetches them from this core (without it the references read
+ * sources that stay in every cache from one step to the next) */
+static void place_touch(char *src, size_t b, lpf_pid_t s)
+{
+    if (!O.touch) return;
+    for (size_t i = 0; i < b; i += 64) ((volatile char *)src)[i] = (char)(s + 1);
+}
+
+/* the references for one placement and size, batch r: MPI_Sendrecv of b
+ * bytes to the next process and memcpy of b bytes on every rank at once;
+ * the slowest rank's time per step */
+static void place_refs(char *src, char *dst, size_t b, lpf_pid_t s, lpf_pid_t p,
+                       int iters, double *tsr, double *tmc)
+{
+    const int next = (int)((s + 1) % p), prev = (int)((s + p - 1) % p);
+    void *(*volatile cp)(void *, const void *, size_t) = memcpy;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+        place_touch(src, b, s);
+        MPI_Sendrecv(src, (int)b, MPI_BYTE, next, 7, dst, (int)b, MPI_BYTE, prev, 7,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    *tsr = tmax(MPI_Wtime() - t) / iters;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+        place_touch(src, b, s);
+        cp(dst, src, b);
+    }
+    *tmc = tmax(MPI_Wtime() - t) / iters;
+}
+
+static void place_row(const char *op, lpf_pid_t s, lpf_pid_t p, const char *tun, enum place pl,
+                      size_t b, double put, double sr, double mc, int ok)
+{
+    if (s == 0)
+        printf("{\"bench\":\"mpi\",\"what\":\"place\",\"op\":\"%s\",\"p\":%u,"
+               "\"placement\":\"%s\",\"block_bytes\":%zu,\"rep_movsb_tunable\":\"%s\","
+               "\"put_gbs\":%.3f,\"sendrecv_gbs\":%.3f,\"memcpy_gbs\":%.3f,"
+               "\"ratio_to_sendrecv\":%.3f,\"ratio_to_memcpy\":%.3f,\"touch\":%s,\"correct\":%s}\n",
+               op, p, place_name[pl], b, tun, b / put * 1e-9, b / sr * 1e-9, b / mc * 1e-9,
+               sr / put, mc / put, O.touch ? "true" : "false", ok ? "true" : "false");
+    fflush(stdout);
+}
+
+/* whether dst holds what process `from` put there (every byte from + 1) on
+ * every rank */
+static int place_ok(const char *dst, size_t b, lpf_pid_t from)
+{
+    int ok = 1;
+    for (size_t i = 0; i < b; i += 61) ok &= dst[i] == (char)(from + 1);
+    ok &= dst[b - 1] == (char)(from + 1);
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+static void bench_place(lpf_t ctx, lpf_pid_t s, lpf_pid_t p)
+{
+    const char *tun = place_tunable();
+    setup(ctx, 2, 2);
+    double *tl = malloc(O.reps * sizeof *tl), *ts = malloc(O.reps * sizeof *ts),
+           *tc = malloc(O.reps * sizeof *tc);
+    const lpf_pid_t next = (s + 1) % p;
+    for (int pl = 0; pl < PL_N; ++pl) {
+        for (size_t k = 0; k < sizeof place_sizes / sizeof *place_sizes; ++k) {
+            const size_t b = place_sizes[k];
+            const int iters = place_iters(b);
+            void *bs, *bd;
+            char *src = place_alloc((enum place)pl, 0, b, &bs),
+                 *dst = place_alloc((enum place)pl, 1, b, &bd);
+            memset(src, (int)s + 1, b);
+            memset(dst, 0, b);
+            lpf_memslot_t ls, gd;
+            lpf_register_local(ctx, src, b, &ls);
+            lpf_register_global(ctx, dst, b, &gd);
+            lpf_sync(ctx, LPF_SYNC_DEFAULT);
+            for (int w = 0; w < 2; ++w) {
+                lpf_put(ctx, ls, 0, next, gd, 0, b, LPF_MSG_DEFAULT);
+                lpf_sync(ctx, LPF_SYNC_DEFAULT);
+            }
+            int ok = place_ok(dst, b, (s + p - 1) % p);
+            for (int r = 0; r < O.reps; ++r) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t = MPI_Wtime();
+                for (int i = 0; i < iters; ++i) {
+                    place_touch(src, b, s);
+                    lpf_put(ctx, ls, 0, next, gd, 0, b, LPF_MSG_DEFAULT);
+                    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+                }
+                tl[r] = tmax(MPI_Wtime() - t) / iters;
+                place_refs(src, dst, b, s, p, iters, &ts[r], &tc[r]);
+            }
+            place_row("lpf_put", s, p, tun, (enum place)pl, b, median(tl, O.reps),
+                      median(ts, O.reps), median(tc, O.reps), ok);
+            lpf_deregister(ctx, ls);
+            lpf_deregister(ctx, gd);
+            lpf_sync(ctx, LPF_SYNC_DEFAULT);
+            free(bs);
+            free(bd);
+        }
+    }
+    free(tl);
+    free(ts);
+    free(tc);
+}
+
 static void bench_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 {
     (void)args;
@@ -346,6 +491,7 @@ static void bench_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
     if (want("total_exchange")) bench_total_exchange(ctx, s, p);
     if (want("fine_puts")) bench_fine_puts(ctx, s, p, 0);
     if (want("fine_puts_adjacent")) bench_fine_puts(ctx, s, p, 1);
+    if (want("place")) bench_place(ctx, s, p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -417,6 +563,49 @@ static void bsp_bench(void)
         free(rdsp);
         free(tl);
         free(tm);
+    }
+    if (want("place") && p > 1) {
+        const char *tun = place_tunable();
+        double *tl = malloc(O.reps * sizeof *tl), *ts = malloc(O.reps * sizeof *ts),
+               *tc = malloc(O.reps * sizeof *tc);
+        for (int pl = 0; pl < PL_N; ++pl) {
+            for (size_t k = 0; k < sizeof place_sizes / sizeof *place_sizes; ++k) {
+                const size_t b = place_sizes[k];
+                const int iters = place_iters(b);
+                void *bs, *bd;
+                char *src = place_alloc((enum place)pl, 0, b, &bs),
+                     *dst = place_alloc((enum place)pl, 1, b, &bd);
+                memset(src, (int)s + 1, b);
+                memset(dst, 0, b);
+                bsp_push_reg(dst, (bsp_size_t)b);
+                bsp_sync();
+                for (int w = 0; w < 2; ++w) {
+                    bsp_put(to, src, dst, 0, (bsp_size_t)b);
+                    bsp_sync();
+                }
+                int ok = place_ok(dst, b, (lpf_pid_t)((s + p - 1) % p));
+                for (int r = 0; r < O.reps; ++r) {
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    double t = MPI_Wtime();
+                    for (int i = 0; i < iters; ++i) {
+                        place_touch(src, b, (lpf_pid_t)s);
+                        bsp_put(to, src, dst, 0, (bsp_size_t)b);
+                        bsp_sync();
+                    }
+                    tl[r] = tmax(MPI_Wtime() - t) / iters;
+                    place_refs(src, dst, b, (lpf_pid_t)s, (lpf_pid_t)p, iters, &ts[r], &tc[r]);
+                }
+                place_row("bsp_put", (lpf_pid_t)s, (lpf_pid_t)p, tun, (enum place)pl, b,
+                          median(tl, O.reps), median(ts, O.reps), median(tc, O.reps), ok);
+                bsp_pop_reg(dst);
+                bsp_sync();
+                free(bs);
+                free(bd);
+            }
+        }
+        free(tl);
+        free(ts);
+        free(tc);
     }
     if (want("direct_get") && p > 1) {
         /* pid 0 reads pid 1's registered area while pid 1 waits in the
@@ -529,6 +718,8 @@ int main(int argc, char **argv)
             snprintf(O.only, sizeof O.only, "%s", argv[++i]);
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             O.reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--touch") == 0)
+            O.touch = 1;
     }
     if (O.reps < 1) O.reps = 1;
     int inited = 0;
@@ -547,7 +738,7 @@ int main(int argc, char **argv)
         return 1;
     }
 #ifdef BENCH_HAVE_BSP
-    if (want("bsp_send") || want("direct_get")) bsp_bench();
+    if (want("bsp_send") || want("direct_get") || want("place")) bsp_bench();
 #endif
     return 0;
 }

@@ -198,11 +198,14 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     g->big_put = g->big;
     g->body_budget = 0;
     if (shm) {
-        /* puts below 1 MiB through the body segment, up to 4 MiB a sync:
-         * at p = 2 a 64 KiB total exchange takes 2.7 us instead of 7 (the
-         * MPI library's single-copy path pins pages), 1 MiB 65 instead of
-         * 93; from about 2 MiB the single copy wins */
-        size_t m = env_size("SUPERSTEP_MPI_SHM_DIRECT_MIN", (size_t)1 << 20);
+        /* puts below 64 KiB through the body segment, up to 4 MiB a sync;
+         * from 64 KiB one copy straight into the destination: the body's
+         * second copy reads every byte from the other core, which costs
+         * little when the two cores share a cache (256 KiB: 25 us instead
+         * of 30) but up to 5x when they do not (another socket, or vCPUs
+         * the host placed far apart: 150 us instead of 32), where the
+         * single copy stays near MPI_Sendrecv's time (docs/mpi.md) */
+        size_t m = env_size("SUPERSTEP_MPI_SHM_DIRECT_MIN", (size_t)64 << 10);
         g->big_put = m > g->big ? m : g->big;
         g->body_budget = env_size("SUPERSTEP_MPI_SHM_BODY", (size_t)4 << 20);
     }
