@@ -49,7 +49,10 @@ for _ in $(seq $((limit * 10))); do
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.1
 done
-kill -0 "$pid" 2>/dev/null && fail "bsprun did not end within $limit s of the cut"
+if kill -0 "$pid" 2>/dev/null; then
+  ps -e -o pid,ppid,stat,etime,args --forest | grep -v -e ' ps -e ' -e 'grep -v'
+  fail "bsprun did not end within $limit s of the cut"
+fi
 wait "$pid"
 rc=$?
 pid=""
