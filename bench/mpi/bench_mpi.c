@@ -433,13 +433,22 @@ static int place_ok(const char *dst, size_t b, lpf_pid_t from)
     return all;
 }
 
-static void bench_place(lpf_t ctx, lpf_pid_t s, lpf_pid_t p)
+/* one API's bulk put for the sweep below: open registers the buffers (and
+ * syncs), step puts b bytes from src to the next process's dst and syncs,
+ * close deregisters */
+struct place_api {
+    const char *op;
+    void (*open)(void *st, char *src, char *dst, size_t b);
+    void (*step)(void *st, size_t b);
+    void (*close)(void *st);
+};
+
+/* every placement and size: the put beside MPI_Sendrecv and memcpy */
+static void place_sweep(const struct place_api *api, void *st, lpf_pid_t s, lpf_pid_t p)
 {
     const char *tun = place_tunable();
-    setup(ctx, 2, 2);
     double *tl = malloc(O.reps * sizeof *tl), *ts = malloc(O.reps * sizeof *ts),
            *tc = malloc(O.reps * sizeof *tc);
-    const lpf_pid_t next = (s + 1) % p;
     for (int pl = 0; pl < PL_N; ++pl) {
         for (size_t k = 0; k < sizeof place_sizes / sizeof *place_sizes; ++k) {
             const size_t b = place_sizes[k];
@@ -449,31 +458,22 @@ static void bench_place(lpf_t ctx, lpf_pid_t s, lpf_pid_t p)
                  *dst = place_alloc((enum place)pl, 1, b, &bd);
             memset(src, (int)s + 1, b);
             memset(dst, 0, b);
-            lpf_memslot_t ls, gd;
-            lpf_register_local(ctx, src, b, &ls);
-            lpf_register_global(ctx, dst, b, &gd);
-            lpf_sync(ctx, LPF_SYNC_DEFAULT);
-            for (int w = 0; w < 2; ++w) {
-                lpf_put(ctx, ls, 0, next, gd, 0, b, LPF_MSG_DEFAULT);
-                lpf_sync(ctx, LPF_SYNC_DEFAULT);
-            }
+            api->open(st, src, dst, b);
+            for (int w = 0; w < 2; ++w) api->step(st, b);
             int ok = place_ok(dst, b, (s + p - 1) % p);
             for (int r = 0; r < O.reps; ++r) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t = MPI_Wtime();
                 for (int i = 0; i < iters; ++i) {
                     place_touch(src, b, s);
-                    lpf_put(ctx, ls, 0, next, gd, 0, b, LPF_MSG_DEFAULT);
-                    lpf_sync(ctx, LPF_SYNC_DEFAULT);
+                    api->step(st, b);
                 }
                 tl[r] = tmax(MPI_Wtime() - t) / iters;
                 place_refs(src, dst, b, s, p, iters, &ts[r], &tc[r]);
             }
-            place_row("lpf_put", s, p, tun, (enum place)pl, b, median(tl, O.reps),
+            place_row(api->op, s, p, tun, (enum place)pl, b, median(tl, O.reps),
                       median(ts, O.reps), median(tc, O.reps), ok);
-            lpf_deregister(ctx, ls);
-            lpf_deregister(ctx, gd);
-            lpf_sync(ctx, LPF_SYNC_DEFAULT);
+            api->close(st);
             free(bs);
             free(bd);
         }
@@ -481,6 +481,44 @@ static void bench_place(lpf_t ctx, lpf_pid_t s, lpf_pid_t p)
     free(tl);
     free(ts);
     free(tc);
+}
+
+struct lpf_place {
+    lpf_t ctx;
+    lpf_pid_t next;
+    lpf_memslot_t ls, gd;
+};
+
+static void lpf_place_open(void *v, char *src, char *dst, size_t b)
+{
+    struct lpf_place *x = v;
+    lpf_register_local(x->ctx, src, b, &x->ls);
+    lpf_register_global(x->ctx, dst, b, &x->gd);
+    lpf_sync(x->ctx, LPF_SYNC_DEFAULT);
+}
+
+static void lpf_place_step(void *v, size_t b)
+{
+    struct lpf_place *x = v;
+    lpf_put(x->ctx, x->ls, 0, x->next, x->gd, 0, b, LPF_MSG_DEFAULT);
+    lpf_sync(x->ctx, LPF_SYNC_DEFAULT);
+}
+
+static void lpf_place_close(void *v)
+{
+    struct lpf_place *x = v;
+    lpf_deregister(x->ctx, x->ls);
+    lpf_deregister(x->ctx, x->gd);
+    lpf_sync(x->ctx, LPF_SYNC_DEFAULT);
+}
+
+static void bench_place(lpf_t ctx, lpf_pid_t s, lpf_pid_t p)
+{
+    static const struct place_api api = { "lpf_put", lpf_place_open, lpf_place_step,
+        lpf_place_close };
+    struct lpf_place x = { ctx, (s + 1) % p, LPF_INVALID_MEMSLOT, LPF_INVALID_MEMSLOT };
+    setup(ctx, 2, 2);
+    place_sweep(&api, &x, s, p);
 }
 
 static void bench_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
@@ -496,6 +534,34 @@ static void bench_spmd(lpf_t ctx, lpf_pid_t s, lpf_pid_t p, lpf_args_t args)
 
 /* ------------------------------------------------------------------ */
 #ifdef BENCH_HAVE_BSP
+struct bsp_place {
+    bsp_pid_t next;
+    char *src, *dst;
+};
+
+static void bsp_place_open(void *v, char *src, char *dst, size_t b)
+{
+    struct bsp_place *x = v;
+    x->src = src;
+    x->dst = dst;
+    bsp_push_reg(dst, (bsp_size_t)b);
+    bsp_sync();
+}
+
+static void bsp_place_step(void *v, size_t b)
+{
+    struct bsp_place *x = v;
+    bsp_put(x->next, x->src, x->dst, 0, (bsp_size_t)b);
+    bsp_sync();
+}
+
+static void bsp_place_close(void *v)
+{
+    struct bsp_place *x = v;
+    bsp_pop_reg(x->dst);
+    bsp_sync();
+}
+
 static void bsp_bench(void)
 {
     bsp_begin(bsp_nprocs());
@@ -565,47 +631,10 @@ static void bsp_bench(void)
         free(tm);
     }
     if (want("place") && p > 1) {
-        const char *tun = place_tunable();
-        double *tl = malloc(O.reps * sizeof *tl), *ts = malloc(O.reps * sizeof *ts),
-               *tc = malloc(O.reps * sizeof *tc);
-        for (int pl = 0; pl < PL_N; ++pl) {
-            for (size_t k = 0; k < sizeof place_sizes / sizeof *place_sizes; ++k) {
-                const size_t b = place_sizes[k];
-                const int iters = place_iters(b);
-                void *bs, *bd;
-                char *src = place_alloc((enum place)pl, 0, b, &bs),
-                     *dst = place_alloc((enum place)pl, 1, b, &bd);
-                memset(src, (int)s + 1, b);
-                memset(dst, 0, b);
-                bsp_push_reg(dst, (bsp_size_t)b);
-                bsp_sync();
-                for (int w = 0; w < 2; ++w) {
-                    bsp_put(to, src, dst, 0, (bsp_size_t)b);
-                    bsp_sync();
-                }
-                int ok = place_ok(dst, b, (lpf_pid_t)((s + p - 1) % p));
-                for (int r = 0; r < O.reps; ++r) {
-                    MPI_Barrier(MPI_COMM_WORLD);
-                    double t = MPI_Wtime();
-                    for (int i = 0; i < iters; ++i) {
-                        place_touch(src, b, (lpf_pid_t)s);
-                        bsp_put(to, src, dst, 0, (bsp_size_t)b);
-                        bsp_sync();
-                    }
-                    tl[r] = tmax(MPI_Wtime() - t) / iters;
-                    place_refs(src, dst, b, (lpf_pid_t)s, (lpf_pid_t)p, iters, &ts[r], &tc[r]);
-                }
-                place_row("bsp_put", (lpf_pid_t)s, (lpf_pid_t)p, tun, (enum place)pl, b,
-                          median(tl, O.reps), median(ts, O.reps), median(tc, O.reps), ok);
-                bsp_pop_reg(dst);
-                bsp_sync();
-                free(bs);
-                free(bd);
-            }
-        }
-        free(tl);
-        free(ts);
-        free(tc);
+        static const struct place_api api = { "bsp_put", bsp_place_open, bsp_place_step,
+            bsp_place_close };
+        struct bsp_place x = { (bsp_pid_t)to, NULL, NULL };
+        place_sweep(&api, &x, (lpf_pid_t)s, (lpf_pid_t)p);
     }
     if (want("direct_get") && p > 1) {
         /* pid 0 reads pid 1's registered area while pid 1 waits in the
