@@ -18,13 +18,29 @@ static uint64_t split_dst(const struct mpi_group *g, const struct sstep_ctx *ctx
     return r->a[slot] + off;
 }
 
+/* put data into the body: on one node, big copies are timed (their speed
+ * says whether the readers' cores are far from ours) */
+static inline void body_copy(struct mpi_group *g, char *d, const char *s, size_t n)
+{
+    if (SSTEP_LIKELY(n < g->far_put || g->far_put >= g->big_put || !g->shm)) {
+        sstep_copy(d, s, n);
+        return;
+    }
+    const uint64_t t0 = mpi_now_ns();
+    sstep_copy(d, s, n);
+    mpi_note_body_copy(g, n, mpi_now_ns() - t0);
+}
+
 /* Puts to q in issue order; adjacent puts into one slot are merged into
  * one record, and the data of puts whose sources are adjacent too is
  * copied in one piece. */
 static char *enc_puts(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_t q, char *p)
 {
     const struct sstep_req *reqs = ctx->q.reqs;
-    const size_t big = g->big, big_put = g->big_put;
+    const size_t big = g->big;
+    /* (while our copies into the body are slow: from far_put on directly,
+     * mpi_note_body_copy) */
+    const size_t big_put = SSTEP_UNLIKELY(g->far_until) ? g->far_put : g->big_put;
     char *last = NULL;        /* compact record that may still grow */
     uint32_t lslot = 0, lsize = 0;
     size_t lend = 0;
@@ -66,7 +82,7 @@ static char *enc_puts(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_
             if (plen && psrc + plen == r->local && pdst + plen == p) {
                 plen += n;
             } else {
-                if (plen) sstep_copy(pdst, psrc, plen);
+                if (plen) body_copy(g, pdst, psrc, plen);
                 pdst = p;
                 psrc = r->local;
                 plen = n;
@@ -98,7 +114,7 @@ static char *enc_puts(struct mpi_group *g, const struct sstep_ctx *ctx, lpf_pid_
         uint32_t w1 = (lslot << 16) | lsize;
         memcpy(last + 4, &w1, 4);
     }
-    if (plen) sstep_copy(pdst, psrc, plen);
+    if (plen) body_copy(g, pdst, psrc, plen);
     return p;
 }
 

@@ -11,6 +11,43 @@
 
 static size_t direct_min_cached;
 
+/* our bulk copy's speed in cache, bytes per ns: the best of five copies
+ * of 256 KiB (25 us; a group's shared window costs far more) */
+static double own_copy_speed(void)
+{
+    const size_t n = (size_t)256 << 10;
+    char *a = malloc(2 * n);
+    if (!a) return 0;
+    memset(a, 1, 2 * n);
+    double best = 0;
+    for (int i = 0; i < 5; ++i) {
+        uint64_t t0 = mpi_now_ns();
+        sstep_copy_bulk(a + n, a, n);
+        uint64_t dt = mpi_now_ns() - t0;
+        if (dt && (double)n / (double)dt > best) best = (double)n / (double)dt;
+    }
+    free(a);
+    return best;
+}
+
+/* Three big copies in a row into our body segment ran at under a twelfth
+ * of our own copy's speed in cache: the readers of the segment's lines
+ * sit on cores that share no cache with ours (a far core complex, another
+ * socket, or vCPUs the host placed far apart), so every store first takes
+ * its line back from there (and their copies out will be as slow). Puts
+ * from far_put bytes then go directly for 256 syncs, after which the body
+ * is tried again; a copy at a normal speed ends it. (One copy the
+ * scheduler interrupted does not count.) */
+void mpi_note_body_copy(struct mpi_group *g, size_t n, uint64_t dt)
+{
+    if ((double)n * 12 < (double)dt * g->copy_gbs) {
+        if (++g->far_slow >= 3) g->far_until = g->episode + 256;
+    } else {
+        g->far_slow = 0;
+        g->far_until = 0;
+    }
+}
+
 static size_t direct_min(void)
 {
     if (!direct_min_cached) {
@@ -198,15 +235,20 @@ struct mpi_group *mpi_group_new(MPI_Comm comm, lpf_pid_t pid, lpf_pid_t P, int o
     g->big_put = g->big;
     g->body_budget = 0;
     if (shm) {
-        /* puts below 64 KiB through the body segment, up to 4 MiB a sync;
-         * from 64 KiB one copy straight into the destination: the body's
-         * second copy reads every byte from the other core, which costs
-         * little when the two cores share a cache (256 KiB: 25 us instead
-         * of 30) but up to 5x when they do not (another socket, or vCPUs
-         * the host placed far apart: 150 us instead of 32), where the
-         * single copy stays near MPI_Sendrecv's time (docs/mpi.md) */
-        size_t m = env_size("SUPERSTEP_MPI_SHM_DIRECT_MIN", (size_t)64 << 10);
+        /* puts below 1 MiB through the body segment, up to 4 MiB a sync:
+         * the second copy reads every byte from the sender's core, cheap
+         * when the two cores share a cache (a 256 KiB total exchange at
+         * p = 2: 23 us instead of 31 direct). Where they share none
+         * (another socket or core complex, or vCPUs the host placed far
+         * apart) both copies run at a fraction of their speed (256 KiB:
+         * 150 us instead of 32 direct): the sender sees it in its own copy
+         * and puts from far_put bytes (64 KiB) directly for a while
+         * (mpi_note_body_copy) */
+        size_t m = env_size("SUPERSTEP_MPI_SHM_DIRECT_MIN", (size_t)1 << 20);
         g->big_put = m > g->big ? m : g->big;
+        size_t f = env_size("SUPERSTEP_MPI_SHM_FAR_MIN", (size_t)64 << 10);
+        g->far_put = f < g->big ? g->big : f > g->big_put ? g->big_put : f;
+        g->copy_gbs = own_copy_speed();
         g->body_budget = env_size("SUPERSTEP_MPI_SHM_BODY", (size_t)4 << 20);
     }
     /* first-message receive buffers (message path only) */

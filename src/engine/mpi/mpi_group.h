@@ -243,6 +243,12 @@ struct mpi_group {
     size_t big_put;            /* puts: the same; larger on one node, where a put below
                                   it goes through the shared body segment (two memcpy
                                   beat the MPI library's single-copy path up to ~1 MiB) */
+    size_t far_put;            /* on one node: big_put while our copies into the body
+                                  segment are slow (mpi_note_body_copy) */
+    double copy_gbs;           /* our own bulk copy's speed (bytes per ns), in cache */
+    uint64_t far_until;        /* nonzero: puts from far_put bytes go directly until
+                                  this episode, then the body is tried again */
+    unsigned far_slow;         /* slow copies into the body in a row */
     size_t body_budget;        /* on one node: bytes of puts of big..big_put-1 bytes
                                   that one sync may send through the body segment */
     size_t body_left;          /* what is left of it in the current sync */
@@ -457,6 +463,9 @@ SSTEP_HIDDEN void mpi_group_free(struct mpi_group *g);
 /* mpi_exchange.c */
 #define NAP_SYNC_NS 200000L    /* waiting in a sync naps at most this long */
 SSTEP_HIDDEN uint64_t mpi_now_ns(void);
+/* a copy of n bytes into our body segment took dt ns: sets or clears
+ * far_until */
+SSTEP_HIDDEN void mpi_note_body_copy(struct mpi_group *g, size_t n, uint64_t dt);
 /* serve peers' direct gets from a wait (mpi_exchange.c says when) */
 SSTEP_HIDDEN void mpi_wait_serve(struct mpi_group *g, struct mpi_wait *w, unsigned it,
         unsigned mask);

@@ -182,6 +182,8 @@ static lpf_err_t sync_body(struct sstep_ctx *ctx, struct sstep_sync_info *info)
     g->bsend.n = g->bget.n = g->bput.n = g->bsplit.n = 0;
     g->nsplit_in = 0;
     g->body_left = g->body_budget;
+    /* our copies into the body were slow 256 syncs ago: try it again */
+    if (SSTEP_UNLIKELY(g->far_until) && e >= g->far_until) g->far_until = 0;
 
     /* 0. room for everything we send, before anything is sent: an
      * allocation failure now fails this process only */
