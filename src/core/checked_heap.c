@@ -204,9 +204,9 @@ __attribute__((constructor)) static void heap_start(void)
     const char *v = getenv("SUPERSTEP_CHECK_HEAP");
     if (v && !strcmp(v, "0")) return;
     /* only where these wrappers are the program's malloc (the library was
-     * linked, not dlopen'ed after libc: Python's extensions); there its
-     * thread-local counts sit in the static TLS block, and reading them
-     * never allocates */
+     * linked, not dlopen'ed after libc: Python's extensions); there the
+     * thread-local pointer to the counts sits in the static TLS block, and
+     * reading it never allocates */
     Dl_info mine, found;
     void *const m = dlsym(RTLD_DEFAULT, "malloc");
     if (!m || !dladdr((void *)(uintptr_t)&heap_start, &mine) || !dladdr(m, &found)
